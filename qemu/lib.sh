@@ -1,0 +1,349 @@
+# shellcheck shell=bash
+# qemu/lib.sh: paths and helpers shared by every script of the harness.
+# Sourced, never run.  Callers use `set -euo pipefail`.
+
+MMFI_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+MMFI_BUILD=${MMFI_BUILD:-$MMFI_TOP/build}
+MMFI_SRC=$MMFI_BUILD/linux             # git tree made from linux-source
+MMFI_KBUILD=$MMFI_BUILD/kbuild         # O= build directory
+MMFI_MODROOT=$MMFI_BUILD/modroot       # modules_install output
+MMFI_INITRAMFS=$MMFI_BUILD/initramfs.cpio.gz
+MMFI_RUNDIRS=$MMFI_BUILD/run           # one directory per guest
+MMFI_STAP_RUNTIME=$MMFI_BUILD/stap-runtime
+MMFI_TARBALL=${MMFI_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+MMFI_BZIMAGE=$MMFI_KBUILD/arch/x86/boot/bzImage
+
+# Exit statuses of qemu/run and friends, besides the command's own status.
+MMFI_EXIT_USAGE=2       # bad option
+MMFI_EXIT_DIED=123      # guest kernel panicked or died before the command finished
+MMFI_EXIT_TIMEOUT=124   # --timeout expired; QEMU was killed
+MMFI_EXIT_HARNESS=125   # the harness itself failed (no kernel, QEMU did not start, ...)
+
+mmfi_prog=${mmfi_prog:-$(basename "$0")}
+
+msg()  { printf '%s: %s\n' "$mmfi_prog" "$*" >&2; }
+die()  { msg "$*"; exit "$MMFI_EXIT_HARNESS"; }
+usage_error() { msg "$*"; msg "try '$mmfi_prog --help'"; exit "$MMFI_EXIT_USAGE"; }
+step() { printf '[%s] %s\n' "$mmfi_prog" "$*" >&2; }
+
+# mmfi_require_kernel: fail unless a guest kernel and initramfs exist.
+mmfi_require_kernel() {
+	[[ -f $MMFI_BZIMAGE ]] ||
+		die "no guest kernel at $MMFI_BZIMAGE: run 'make kernel' first"
+	[[ -f $MMFI_INITRAMFS ]] ||
+		die "no initramfs at $MMFI_INITRAMFS: run 'make kernel' first"
+}
+
+# mmfi_accel: choose the accelerator: sets MMFI_ACCEL_USE (kvm|tcg) and
+# MMFI_ACCEL_WHY.  MMFI_ACCEL=kvm|tcg overrides the detection.
+mmfi_accel() {
+	if [[ -n ${MMFI_ACCEL:-} ]]; then
+		case $MMFI_ACCEL in
+		kvm|tcg) ;;
+		*) usage_error "MMFI_ACCEL must be 'kvm' or 'tcg', not '$MMFI_ACCEL'" ;;
+		esac
+		MMFI_ACCEL_USE=$MMFI_ACCEL MMFI_ACCEL_WHY="MMFI_ACCEL=$MMFI_ACCEL"
+	elif [[ ! -r /dev/kvm || ! -w /dev/kvm ]]; then
+		MMFI_ACCEL_USE=tcg MMFI_ACCEL_WHY="no usable /dev/kvm"
+	elif [[ -d /sys/module/kvm_pvm ]]; then
+		# Nested "PVM" KVM: a normal kernel hangs before its first printk.
+		MMFI_ACCEL_USE=tcg
+		MMFI_ACCEL_WHY="/dev/kvm is backed by kvm_pvm, which cannot boot a normal kernel"
+	else
+		MMFI_ACCEL_USE=kvm MMFI_ACCEL_WHY="/dev/kvm is usable"
+	fi
+}
+
+# === Guests ===============================================================
+# A guest is a run directory build/run/ID holding:
+#   qemu.pid  console.log (in the out dir)  ready (written by the guest)
+#   ctl.in ctl.out  FIFOs of the mmfi.ctl virtio-serial port (exec agent)
+#   stapsh.sock     socket of the org.systemtap.stapsh.0 port
+#   req/NAME/{cmd,stdout,stderr,status}   one command run in the guest
+#   mode (shell|cmd|daemon)  outdir (path of the out directory)  modules
+
+# mmfi_guest_new: create a run directory, print its path.
+mmfi_guest_new() {
+	local dir
+	mkdir -p "$MMFI_RUNDIRS"
+	mmfi_guest_prune
+	dir=$(mktemp -d "$MMFI_RUNDIRS/$(date +%Y%m%d-%H%M%S)-XXXX")
+	mkdir -p "$dir/req"
+	mkfifo "$dir/ctl.in" "$dir/ctl.out"
+	echo "$dir"
+}
+
+# mmfi_guest_alive DIR: true if the guest's QEMU still runs.
+mmfi_guest_alive() {
+	local pid
+	pid=$(cat "$1/qemu.pid" 2>/dev/null) || return 1
+	[[ -n $pid ]] && kill -0 "$pid" 2>/dev/null &&
+		[[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == qemu-system* ]]
+}
+
+# mmfi_guest_prune: remove run directories of dead guests, keeping the
+# newest 20 for their logs.
+mmfi_guest_prune() {
+	local d n=0
+	for d in $(ls -1dt "$MMFI_RUNDIRS"/*/ 2>/dev/null); do
+		n=$((n + 1))
+		((n > 20)) || continue
+		mmfi_guest_alive "$d" || rm -rf "$d"
+	done
+}
+
+# mmfi_guest_find: print the newest running guest that accepts attaching
+# (an interactive 'qemu/run' or a daemon), or fail.  Guests of other
+# checkouts do not count: build/run is per checkout.  MMFI_GUEST=DIR picks one.
+mmfi_guest_find() {
+	local d
+	if [[ -n ${MMFI_GUEST:-} ]]; then
+		mmfi_guest_alive "$MMFI_GUEST" || die "MMFI_GUEST=$MMFI_GUEST is not a running guest"
+		echo "$MMFI_GUEST"
+		return 0
+	fi
+	for d in $(ls -1dt "$MMFI_RUNDIRS"/*/ 2>/dev/null); do
+		d=${d%/}
+		[[ -f $d/ready ]] || continue
+		case $(cat "$d/mode" 2>/dev/null) in shell|daemon) ;; *) continue ;; esac
+		mmfi_guest_alive "$d" && { echo "$d"; return 0; }
+	done
+	return 1
+}
+
+# mmfi_qemu_cmdline DIR: fill the array QEMU_CMD for the guest in DIR.
+# Reads DIR/mode and DIR/out; uses GUEST_SMP, GUEST_MEM, GUEST_APPEND,
+# GUEST_ICOUNT.  The one place that knows how a guest is started.
+mmfi_qemu_cmdline() {
+	local dir=$1 mode out sock append
+	mode=$(cat "$dir/mode")
+	out=$(cat "$dir/outdir")
+	mmfi_accel
+	sock=$dir/stapsh.sock
+	if ((${#sock} > 100)); then	# sun_path is 108 bytes
+		sock=$(mktemp -u "/tmp/mmfi-stapsh-XXXXXX.sock")
+	fi
+	echo "$sock" >"$dir/stapsh.path"
+	append="console=ttyS0 panic=-1 printk.devkmsg=on mmfi.guest=1"
+	append+=" mmfi.init=$MMFI_TOP/qemu/guest-init mmfi.mode=$mode ${GUEST_APPEND:-}"
+	QEMU_CMD=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot)
+	if [[ ${GUEST_ICOUNT:-0} == 1 ]]; then
+		# Deterministic guest time: one vCPU thread, time = instructions.
+		QEMU_CMD+=(-accel tcg -icount shift=0)
+	elif [[ $MMFI_ACCEL_USE == kvm ]]; then
+		QEMU_CMD+=(-accel kvm -cpu host)
+	else
+		QEMU_CMD+=(-accel tcg,thread=multi)
+	fi
+	QEMU_CMD+=(-smp "${GUEST_SMP:-2}" -m "${GUEST_MEM:-1G}"
+		-kernel "${GUEST_KERNEL:-$MMFI_BZIMAGE}" -initrd "$MMFI_INITRAMFS"
+		-append "$append"
+		-chardev "file,id=con,path=$out/console.log" -serial chardev:con
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$dir,mount_tag=ctl,security_model=none,multidevs=remap"
+		-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap"
+		-device virtio-serial-pci
+		-chardev "pipe,id=ctl,path=$dir/ctl" -device virtserialport,chardev=ctl,name=mmfi.ctl
+		-chardev "socket,id=stapsh,path=$sock,server=on,wait=off"
+		-device virtserialport,chardev=stapsh,name=org.systemtap.stapsh.0
+		-pidfile "$dir/qemu.pid")
+	if [[ $mode == shell ]]; then
+		QEMU_CMD+=(-device virtio-serial-pci,id=vs1
+			-chardev stdio,id=term,signal=off
+			-device virtconsole,bus=vs1.0,chardev=term)
+	fi
+}
+
+# mmfi_write_request DIR NAME CWD CMD...: prepare DIR/req/NAME/cmd, a
+# script that runs CMD in CWD (when the guest can see it).
+mmfi_write_request() {
+	local dir=$1 name=$2 cwd=$3 q
+	shift 3
+	mkdir -p "$dir/req/$name"
+	q=$(printf ' %q' "$@")
+	{
+		echo "cd $(printf '%q' "$cwd") 2>/dev/null || cd /"
+		echo "exec${q}"
+	} >"$dir/req/$name/cmd"
+}
+
+# mmfi_stream DIR NAME PID DEADLINE: copy DIR/req/NAME/stdout and stderr to
+# ours while they grow, until the status file appears.  Returns the
+# command's status, MMFI_EXIT_DIED if QEMU (PID) went away first, or
+# MMFI_EXIT_TIMEOUT after DEADLINE (seconds since the epoch; 0 = never).
+mmfi_stream() {
+	local req=$1/req/$2 pid=$3 deadline=$4 done=0
+	_mmfi_off_1=0 _mmfi_off_2=0
+	while :; do
+		[[ -f $req/status ]] && done=1
+		_mmfi_copy_new "$req/stdout" 1
+		_mmfi_copy_new "$req/stderr" 2
+		((done)) && return "$(cat "$req/status")"
+		if ! kill -0 "$pid" 2>/dev/null; then
+			[[ -f $req/status ]] && continue
+			return "$MMFI_EXIT_DIED"
+		fi
+		if ((deadline > 0 && $(date +%s) >= deadline)); then
+			return "$MMFI_EXIT_TIMEOUT"
+		fi
+		sleep 0.05
+	done
+}
+
+# _mmfi_copy_new FILE FD: write what FILE gained since the last call to FD
+# (the offset is kept in _mmfi_off_FD).
+_mmfi_copy_new() {
+	local f=$1 fd=$2 size off_var=_mmfi_off_$2
+	size=$(stat -c %s "$f" 2>/dev/null) || return 0
+	if ((size > ${!off_var})); then
+		tail -c +$((${!off_var} + 1)) "$f" | head -c $((size - ${!off_var})) >&"$fd"
+		printf -v "$off_var" '%s' "$size"
+	fi
+}
+
+# mmfi_qemu_stop PID: make sure a QEMU process is gone.
+mmfi_qemu_stop() {
+	local pid=$1 i
+	kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null
+	for i in $(seq 40); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null || true
+}
+
+# mmfi_console_verdict OUT: describe how the guest died, from its console.
+mmfi_console_verdict() {
+	local log=$1/console.log
+	if grep -q 'Kernel panic - not syncing' "$log" 2>/dev/null; then
+		grep -m1 'Kernel panic - not syncing' "$log" | sed 's/^\[[ 0-9.]*\] //'
+	elif grep -qE 'BUG:|Oops:|general protection fault' "$log" 2>/dev/null; then
+		echo "the kernel oopsed: $(grep -m1 -E 'BUG:|Oops:|general protection fault' "$log")"
+	else
+		echo "the guest stopped without reporting a status"
+	fi
+}
+
+# mmfi_guest_prepare MODE OUT CMD...: make a run directory for a guest in
+# MODE (cmd: run CMD and power off; shell: CMD on this terminal; daemon:
+# wait for requests) with its out directory OUT ("" = DIR/out); print it.
+mmfi_guest_prepare() {
+	local mode=$1 out=$2 dir
+	shift 2
+	dir=$(mmfi_guest_new)
+	echo "$mode" >"$dir/mode"
+	[[ -n $out ]] || out=$dir/out
+	mkdir -p "$out" || die "cannot create the out directory '$out'"
+	out=$(cd "$out" && pwd -P)
+	echo "$out" >"$dir/outdir"
+	echo "$MMFI_MODROOT/lib/modules" >"$dir/modules"
+	rm -f "$out/console.log"
+	mmfi_write_request "$dir" main "$PWD" "$@"
+	echo "$dir"
+}
+
+# mmfi_guest_start DIR: start QEMU for DIR in the background; sets
+# MMFI_QPID.  QEMU gets SIGKILL if the calling script dies (PDEATHSIG), so
+# no guest outlives the command that booted it.
+mmfi_guest_start() {
+	local dir=$1
+	mmfi_qemu_cmdline "$dir"
+	msg "guest $(basename "$dir"): $MMFI_ACCEL_USE ($MMFI_ACCEL_WHY), ${GUEST_SMP:-2} CPUs, ${GUEST_MEM:-1G}"
+	if [[ $(cat "$dir/mode") == shell ]]; then
+		setpriv --pdeathsig KILL -- "${QEMU_CMD[@]}" 2>"$dir/qemu.err" &
+	else
+		setpriv --pdeathsig KILL -- "${QEMU_CMD[@]}" </dev/null 2>"$dir/qemu.err" &
+	fi
+	MMFI_QPID=$!
+}
+
+# mmfi_guest_death DIR STATUS: explain why a guest ended early, return the
+# status to exit with.
+mmfi_guest_death() {
+	local dir=$1 rc=$2 out
+	out=$(cat "$dir/outdir")
+	if ((rc == MMFI_EXIT_TIMEOUT)); then
+		msg "timeout: the guest was killed after its time limit"
+	elif [[ ! -s $out/console.log ]]; then
+		msg "QEMU failed to start the guest: $(head -c 2000 "$dir/qemu.err")"
+		rc=$MMFI_EXIT_HARNESS
+	else
+		msg "guest died: $(mmfi_console_verdict "$out")"
+	fi
+	msg "console log: $out/console.log"
+	return "$rc"
+}
+
+# mmfi_guest_wait_ready DIR PID DEADLINE: wait until the guest in DIR is up.
+mmfi_guest_wait_ready() {
+	local dir=$1 pid=$2 deadline=$3
+	while [[ ! -f $dir/ready ]]; do
+		kill -0 "$pid" 2>/dev/null || { mmfi_guest_death "$dir" "$MMFI_EXIT_DIED"; return; }
+		if ((deadline > 0 && $(date +%s) >= deadline)); then
+			mmfi_guest_death "$dir" "$MMFI_EXIT_TIMEOUT"
+			return
+		fi
+		sleep 0.05
+	done
+}
+
+# mmfi_guest_exec DIR DEADLINE CMD...: run CMD in the running guest of DIR
+# through its exec agent, streaming its output; return its status.
+mmfi_guest_exec() {
+	local dir=$1 deadline=$2 name pid rc=0
+	shift 2
+	pid=$(cat "$dir/qemu.pid")
+	name=x$(date +%s%N)$$
+	mmfi_write_request "$dir" "$name" "$PWD" "$@"
+	echo "$name" >"$dir/ctl.in"
+	mmfi_stream "$dir" "$name" "$pid" "$deadline" || rc=$?
+	if [[ ! -f $dir/req/$name/status ]]; then
+		mmfi_guest_death "$dir" "$rc" || rc=$?
+	fi
+	rm -rf "${dir:?}/req/$name"
+	return "$rc"
+}
+
+# mmfi_guest_poweroff DIR PID: ask the guest to power off, then make sure.
+mmfi_guest_poweroff() {
+	local dir=$1 pid=$2
+	echo .poweroff >"$dir/ctl.in" 2>/dev/null || true
+	for _ in $(seq 60); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	mmfi_qemu_stop "$pid"
+}
+
+# mmfi_attach_or_boot NEW OUT DEADLINE: use the running guest (see
+# mmfi_guest_find) unless NEW is 1 or there is none; then boot a daemon
+# guest owned by the caller, with out directory OUT.  Sets MMFI_GUEST_DIR,
+# MMFI_QPID and MMFI_GUEST_OWNED.  Owners call mmfi_detach when done.
+mmfi_attach_or_boot() {
+	local new=$1 out=$2 deadline=$3 dir rc=0
+	MMFI_GUEST_OWNED=0
+	if [[ $new != 1 ]] && dir=$(mmfi_guest_find); then
+		MMFI_GUEST_DIR=$dir
+		MMFI_QPID=$(cat "$dir/qemu.pid")
+		msg "attached to the running guest $(basename "$dir")"
+		return 0
+	fi
+	mmfi_require_kernel
+	dir=$(mmfi_guest_prepare daemon "$out" sleep infinity)
+	MMFI_GUEST_DIR=$dir
+	MMFI_GUEST_OWNED=1
+	mmfi_guest_start "$dir"
+	mmfi_guest_wait_ready "$dir" "$MMFI_QPID" "$deadline" || rc=$?
+	return "$rc"
+}
+
+# mmfi_detach: power off the guest if mmfi_attach_or_boot booted it.
+mmfi_detach() {
+	if [[ ${MMFI_GUEST_OWNED:-0} == 1 && -n ${MMFI_QPID:-} ]]; then
+		mmfi_guest_poweroff "$MMFI_GUEST_DIR" "$MMFI_QPID"
+		rm -f "$(cat "$MMFI_GUEST_DIR/stapsh.path" 2>/dev/null)" 2>/dev/null || true
+		MMFI_GUEST_OWNED=0
+	fi
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The kernel tree: no kmemcheck left, the fragment is honoured, a no-change
+# 'make kernel' does no work, and the series round-trips through git.
+. "$(dirname "$0")/../lib.sh"
+src=build/linux
+[[ -d $src/.git ]] || fail "no kernel tree (make kernel)"
+hits=$(git -C "$src" grep -il kmemcheck HEAD -- . ':!Documentation/translations' | head -n 5)
+[[ -z $hits ]] || fail "kmemcheck remnants in the patched tree: $hits"
+echo "ok: no kmemcheck in $(git -C "$src" describe --always --tags)"
+
+# Every fragment option is in .config.
+while IFS= read -r line; do
+	[[ $line == CONFIG_* ]] || continue
+	grep -qxF -- "$line" build/kbuild/.config || fail "$line missing from .config"
+done <kernel-patches/guest.config
+echo "ok: fragment options present"
+
+# Nothing changed: no build, no re-apply.
+expect_status 0 qemu/build-kernel
+expect_grep 'kernel is up to date' "$T/err"
+grep -q 'applying\|building\|configuring' "$T/err" && fail "a no-change run did work: $(cat "$T/err")"
+
+# The applied series is exactly kernel-patches/ (cover letter aside).
+n=$(find kernel-patches -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | wc -l)
+m=$(git -C "$src" rev-list --count baseline..HEAD)
+((n == m)) || fail "kernel-patches has $n patches but build/linux has $m commits on baseline"
+git -C "$src" format-patch -q -o "$T/fp" baseline..HEAD
+for p in $(find kernel-patches -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort); do
+	q=$T/fp/$(basename "$p")
+	[[ -f $q ]] || fail "$p has no counterpart in the tree (subject changed?)"
+	diff <(sed '1d; /^-- $/,$d; /^index /d' "$p") <(sed '1d; /^-- $/,$d; /^index /d' "$q") >/dev/null ||
+		fail "$p differs from the commit in build/linux"
+done
+echo "ok: $n patch(es) match build/linux"
+
+# A dropped option is named.
+printf 'CONFIG_MMFI_DOES_NOT_EXIST=y\nCONFIG_SMP=y\n' >"$T/frag"
+expect_status 1 qemu/build-kernel --check-config "$T/frag" build/kbuild/.config
+expect_grep 'CONFIG_MMFI_DOES_NOT_EXIST=y' "$T/err"
+grep -q 'CONFIG_SMP' "$T/err" && fail "a present option was reported as dropped"
+echo "ok: dropped option named"

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Bad options exit 2 with a message naming the problem; --help exits 0.
+. "$(dirname "$0")/../lib.sh"
+for t in "qemu/run --bogus" "qemu/run --smp x -- true" "qemu/run --mem 12 -- true" \
+	"qemu/run --timeout -1 -- true" "qemu/exec --frob -- true" "qemu/exec" \
+	"qemu/stap --timeout" "qemu/stap -c ls -e x" "qemu/trace -e sched -- " \
+	"qemu/trace -- true" "qemu/series --nope"; do
+	# shellcheck disable=SC2086
+	expect_status 2 $t </dev/null
+	[[ -s $T/err ]] || fail "'$t' printed no message"
+done
+expect_status 2 qemu/run --smp 0 -- true
+expect_grep "smp needs a number" "$T/err"
+expect_status 2 qemu/run --bogus
+expect_grep "unknown option '--bogus'" "$T/err"
+for tool in run exec stap trace; do
+	expect_status 0 "qemu/$tool" --help
+	expect_grep '^Usage: qemu/' "$T/out"
+done
+# --dry-run shows the exact QEMU command line without booting.
+expect_status 0 qemu/run --dry-run -- true
+expect_grep 'qemu-system-x86_64 .*-accel' "$T/out"
+expect_grep 'mmfi\.guest=1' "$T/out"
+MMFI_ACCEL=tcg expect_status 0 qemu/run --dry-run -- true
+expect_grep 'tcg' "$T/out"
+MMFI_ACCEL=bogus expect_status 2 qemu/run --dry-run -- true
+expect_grep "MMFI_ACCEL must be" "$T/err"

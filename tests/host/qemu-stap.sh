@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# qemu/stap compiles a one-liner on the host and runs it in the guest,
+# with and without a workload; guru mode works.
+. "$(dirname "$0")/../lib.sh"
+expect_status 0 qemu/stap --new -e 'probe begin { printf("hello from %s\n", execname()); exit() }'
+expect_grep '^hello from ' "$T/out"
+
+# A workload runs while the probe is live; the probe sees its mkdir.
+expect_status 0 qemu/stap --new -e 'global n
+probe kernel.function("do_mkdirat") { if (execname() == "mkdir") n++ }
+probe end { printf("mkdirs=%d\n", n) }' -- mkdir -p /tmp/a /tmp/b /tmp/c
+expect_grep '^mkdirs=[1-9]' "$T/out"
+
+# Guru mode: embedded C.
+expect_status 0 qemu/stap --new -g -e '%{ #include <linux/utsname.h> %}
+function rel:string() %{ strlcpy(STAP_RETVALUE, init_utsname()->release, MAXSTRINGLEN); %}
+probe begin { printf("release=%s\n", rel()); exit() }'
+expect_grep "^release=$(make -s -C build/linux O="$TOP/build/kbuild" kernelrelease)\$" "$T/out"
+
+# A script that does not compile fails with stap's message and status.
+expect_status 1 qemu/stap --new -e 'probe nonsense.point { }'
+expect_grep 'semantic error|parse error' "$T/err"
+no_qemu_left

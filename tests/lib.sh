@@ -1,0 +1,39 @@
+# shellcheck shell=bash
+# tests/lib.sh: helpers for host tests.  Each test is a script that
+# exits 0 on success; check() failures print what differed and exit 1.
+set -uo pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+cd "$TOP" || exit 1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+fail() { echo "FAILED: $*" >&2; exit 1; }
+
+# expect_status WANT CMD...: run CMD, fail unless it exits with WANT.
+# Its stdout and stderr are left in $T/out and $T/err.
+expect_status() {
+	local want=$1 rc=0
+	shift
+	"$@" >"$T/out" 2>"$T/err" || rc=$?
+	if [[ $rc != "$want" ]]; then
+		echo "--- stdout"; cat "$T/out"; echo "--- stderr"; cat "$T/err"
+		fail "'$*' exited $rc, expected $want"
+	fi
+	echo "ok: '$*' exited $rc"
+}
+
+# expect_grep PATTERN FILE: fail unless FILE has a line matching PATTERN.
+expect_grep() {
+	grep -qE -- "$1" "$2" || { echo "--- $2"; tail -n 30 "$2"; fail "no line matching '$1' in $2"; }
+	echo "ok: '$1' in $(basename "$2")"
+}
+
+# no_qemu_left: fail if a QEMU of this checkout is still running.
+no_qemu_left() {
+	sleep 0.5
+	if pgrep -f "qemu-system-x86_64.*$TOP/build/run/" >/dev/null; then
+		pgrep -af "qemu-system-x86_64.*$TOP/build/run/" >&2
+		fail "a QEMU process was left behind"
+	fi
+	echo "ok: no QEMU left"
+}
