@@ -252,7 +252,12 @@ mmfi_guest_start() {
 	mmfi_qemu_cmdline "$dir"
 	msg "guest $(basename "$dir"): $MMFI_ACCEL_USE ($MMFI_ACCEL_WHY), ${GUEST_SMP:-2} CPUs, ${GUEST_MEM:-1G}"
 	if [[ $(cat "$dir/mode") == shell ]]; then
-		setpriv --pdeathsig KILL -- "${QEMU_CMD[@]}" 2>"$dir/qemu.err" &
+		# Without job control, bash gives background jobs /dev/null as
+		# stdin unless it is redirected explicitly: pass the terminal on.
+		local tty_fd
+		exec {tty_fd}<&0
+		setpriv --pdeathsig KILL -- "${QEMU_CMD[@]}" <&"$tty_fd" 2>"$dir/qemu.err" &
+		exec {tty_fd}<&-
 	else
 		setpriv --pdeathsig KILL -- "${QEMU_CMD[@]}" </dev/null 2>"$dir/qemu.err" &
 	fi

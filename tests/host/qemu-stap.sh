@@ -15,7 +15,13 @@ expect_grep '^mkdirs=[1-9]' "$T/out"
 expect_status 0 qemu/stap --new -g -e '%{ #include <linux/utsname.h> %}
 function rel:string() %{ strlcpy(STAP_RETVALUE, init_utsname()->release, MAXSTRINGLEN); %}
 probe begin { printf("release=%s\n", rel()); exit() }'
-expect_grep "^release=$(make -s -C build/linux O="$TOP/build/kbuild" kernelrelease)\$" "$T/out"
+rel=$(make -s -C build/linux O="$TOP/build/kbuild" kernelrelease)
+grep -qxF "release=$rel" "$T/out" || fail "guru mode printed '$(cat "$T/out")', not release=$rel"
+
+# The workload's own output reaches us too.
+expect_status 0 qemu/stap --new -e 'probe end { printf("probe-end\n") }' -- echo workload-says-hi
+expect_grep '^workload-says-hi$' "$T/out"
+expect_grep '^probe-end$' "$T/out"
 
 # A script that does not compile fails with stap's message and status.
 expect_status 1 qemu/stap --new -e 'probe nonsense.point { }'
