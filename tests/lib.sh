@@ -28,11 +28,21 @@ expect_grep() {
 	echo "ok: '$1' in $(basename "$2")"
 }
 
-# no_qemu_left: fail if a QEMU of this checkout is still running.
+# Every QEMU started by this test inherits this tag in its environment, so
+# no_qemu_left finds ours and only ours (other guests may be running).
+MMFI_TEST_TAG=mmfi-test-$$-$RANDOM
+export MMFI_TEST_TAG
+
+# no_qemu_left: fail if a QEMU started by this test is still running.
 no_qemu_left() {
+	local pid left=()
 	sleep 0.5
-	if pgrep -f "qemu-system-x86_64.*$TOP/build/run/" >/dev/null; then
-		pgrep -af "qemu-system-x86_64.*$TOP/build/run/" >&2
+	for pid in $(pgrep -f '^qemu-system-x86_64 ' || true); do
+		tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null |
+			grep -qx "MMFI_TEST_TAG=$MMFI_TEST_TAG" && left+=("$pid")
+	done
+	if ((${#left[@]})); then
+		ps -o pid,args -p "${left[@]}" >&2
 		fail "a QEMU process was left behind"
 	fi
 	echo "ok: no QEMU left"
