@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Thousands of random and hostile strings written to every new file: each
+# rejected write leaves the whole configuration as it was, nothing oopses.
+. "$(dirname "$0")/lib.bash"
+fi_save $FS
+PA=/sys/kernel/debug/fail_page_alloc
+declare -A PA_SAVED=()
+for f in $(fi_files $PA); do PA_SAVED[$f]=$(cat "$f"); done
+restore_all() {
+	fi_restore
+	for f in "${!PA_SAVED[@]}"; do echo "${PA_SAVED[$f]}" >"$f" 2>/dev/null || true; done
+}
+trap restore_all EXIT
+kmsg_before=$(wc -l </dev/kmsg 2>/dev/null || dmesg | wc -l)
+
+hostile=('' ' ' '-1' '18446744073709551616' '99999999999999999999999' '0x' '0xffffffffffffffff'
+	'1 2' 'abc' ',' ',,' 'foo,' ',foo' 'a:b:c' ':' 'vmlinux:' ':kfree' 'kfree,,kfree'
+	'no_such_symbol_xyz' '__GFP_BOGUS' '__GFP_NORETRY|' '|' '__GFP_NORETRY||__GFP_IO' 'GFP_KERNEL|0x'
+	'fail,delay' 'delayed' 'FAIL' $'\x01\x02' "$(printf 'A%.0s' {1..300})" '*' '[' '\\' '%s%s%n'
+	'1e3' '+5' '--1' '0b101' '4294967296' '2147483648' '-2147483649')
+files=(caller reject-caller pid comm skip gfp-require gfp-reject action delay-us
+	stacktrace-depth cache min-size max-size calls matched injected)
+pa_files=(max-order min-order gfp-require caller)
+rejected=0 accepted=0
+
+try_write() {	# DIR FILE VALUE
+	local dir=$1 file=$2 value=$3 before after
+	before=$(fi_snapshot "$dir")
+	if printf '%s' "$value" >"$dir/$file" 2>/dev/null; then
+		accepted=$((accepted + 1))
+		# Accepted values must read back and be written back unchanged
+		# (the configuration stays consistent).
+		return 0
+	fi
+	rejected=$((rejected + 1))
+	after=$(fi_snapshot "$dir")
+	if [[ $before != "$after" ]]; then
+		diff <(echo "$before") <(echo "$after") >&2 || true
+		fail "rejected write of '$(printf '%q' "$value")' to $dir/$file changed the configuration"
+	fi
+}
+
+for file in "${files[@]}"; do
+	[[ -e $FS/$file ]] || fail "$FS/$file does not exist"
+	for v in "${hostile[@]}"; do try_write $FS "$file" "$v"; done
+	for _ in $(seq 120); do
+		v=$(head -c $((RANDOM % 40 + 1)) /dev/urandom | tr -d '\0\n' | head -c 39)
+		try_write $FS "$file" "$v"
+		v=$(head -c $((RANDOM % 24 + 1)) /dev/urandom | base64 | tr -d '=\n' | head -c $((RANDOM % 30 + 1)))
+		try_write $FS "$file" "$v"
+	done
+	# Put back a sane value before the next file (random 'comm' or
+	# 'pid' values were accepted on purpose).
+	fi_restore
+	fi_save $FS
+done
+for file in "${pa_files[@]}"; do
+	for v in "${hostile[@]}" 0 1 5 10 11 12 20; do try_write $PA "$file" "$v"; done
+done
+echo "ok: $rejected writes rejected without a change, $accepted accepted"
+((rejected > 1000)) || fail "only $rejected writes were rejected"
+# min > max is refused both ways.
+restore_all
+echo 3 >$PA/min-order
+try_write $PA max-order 2
+[[ "$(cat $PA/max-order)" != 2 ]] || fail "max-order below min-order was accepted"
+echo 0 >$PA/min-order
+echo 512 >$FS/max-size
+try_write $FS min-size 1024
+[[ "$(cat $FS/min-size)" != 1024 ]] || fail "min-size above max-size was accepted"
+ok "min > max refused"
+if dmesg | tail -n +"$((kmsg_before + 1))" | grep -E 'BUG:|Oops|WARNING:|general protection'; then
+	fail "the kernel complained during the fuzz run"
+fi
+ok "no oops or warning"

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# failslab aimed at one cache, one caller and one task fails exactly that
+# allocation: the counters and the tracepoint say so, and nothing else fails.
+. "$(dirname "$0")/lib.bash"
+fi_save $FS
+fi_arm_base $FS
+echo shmem_inode_cache >$FS/cache
+echo alloc_inode >$FS/caller
+echo -1 >$FS/times
+trace_on
+
+marked_start 'echo x >/dev/shm/t-victim'
+echo "$MARKED_PID" >$FS/pid
+echo 100 >$FS/probability
+# A bystander creating files at the same time is not affected.
+for i in 1 2 3; do echo y >/dev/shm/t-bystander$i || fail "bystander failed"; done
+marked_go
+echo 0 >$FS/probability
+((MARKED_RC != 0)) || fail "the marked task's file creation succeeded"
+[[ ! -e /dev/shm/t-victim ]] || fail "/dev/shm/t-victim exists"
+ok "marked task failed, bystanders did not"
+expect_eq injected "$(counter $FS injected)" 1
+expect_eq matched "$(counter $FS matched)" 1
+ev=$(trace_events)
+echo "$ev"
+expect_eq "trace events" "$(grep -c . <<<"$ev")" 1
+grep -q "name=failslab action=fail caller=shmem_alloc_inode+0x.* pid=$MARKED_PID comm=bash" <<<"$ev" ||
+	fail "event does not name shmem_alloc_inode and the marked task"
+ok "tracepoint names the allocation site"
+
+# Reading back shows the normalized list; a caller that is not on the
+# path (d_alloc) matches nothing.
+expect_eq caller "$(cat $FS/caller)" alloc_inode
+echo d_alloc >$FS/caller
+echo 0 >$FS/calls
+marked_start 'echo x >/dev/shm/t-other'
+echo "$MARKED_PID" >$FS/pid
+echo 100 >$FS/probability
+marked_go
+echo 0 >$FS/probability
+expect_eq "status with caller=d_alloc" "$MARKED_RC" 0
+expect_eq "matched with caller=d_alloc" "$(counter $FS matched)" 0
+(($(counter $FS calls) > 0)) || fail "no calls counted while armed"
+
+# reject-caller excludes.
+echo >$FS/caller
+echo alloc_inode >$FS/reject-caller
+marked_start 'echo x >/dev/shm/t-rejected'
+echo "$MARKED_PID" >$FS/pid
+echo 100 >$FS/probability
+marked_go
+echo 0 >$FS/probability
+expect_eq "status with reject-caller=alloc_inode" "$MARKED_RC" 0
+expect_eq "injected with reject-caller" "$(counter $FS injected)" 0
+rm -f /dev/shm/t-*
