@@ -11,7 +11,7 @@
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-.PHONY: help deps kernel series stap-runtime demo check bench shell lint clean
+.PHONY: help deps kernel series stap-runtime tools demo check bench shell lint clean
 
 help:
 	@sed -n '3,10s/^# \{0,1\}//p' Makefile
@@ -28,7 +28,10 @@ series:
 stap-runtime: deps
 	@qemu/stap-runtime >/dev/null
 
-demo: kernel stap-runtime
+tools:
+	@$(MAKE) -s -C inject
+
+demo: kernel stap-runtime tools
 	@qemu/demo
 
 # tests/run builds the kernel itself (as its first test), so that even a
@@ -36,7 +39,7 @@ demo: kernel stap-runtime
 check: deps
 	@tests/run
 
-bench: kernel stap-runtime
+bench: kernel stap-runtime tools
 	@bench/run
 
 shell: kernel

@@ -39,7 +39,7 @@ static void write_or_die(struct inject_session *s, const char *file, const char 
 	}
 }
 
-/* The first line of the output, for the table. */
+/* The first line of the output, for the table (its last column). */
 static void first_line(const char *text, char *buf, size_t size)
 {
 	const char *nl;
@@ -48,8 +48,6 @@ static void first_line(const char *text, char *buf, size_t size)
 		text++;
 	nl = strchr(text, '\n');
 	snprintf(buf, size, "%.*s", nl ? (int)(nl - text) : (int)strlen(text), text);
-	if (strlen(buf) > 60)
-		strcpy(buf + 57, "...");
 }
 
 static void json_string(const char *s)
@@ -118,7 +116,7 @@ static void print_table(const struct sweep_row *rows, int nr)
 	       "exit", "kernel", w, "site", "output");
 	for (i = 0; i < nr; i++) {
 		const struct sweep_row *r = &rows[i];
-		char out[64], exit_text[16];
+		char out[256], exit_text[16];
 
 		first_line(r->output ? r->output : "", out, sizeof(out));
 		snprintf(exit_text, sizeof(exit_text), "%d", r->exit_code);

@@ -370,7 +370,7 @@ static void need_file(const struct fault_cap *cap, const char *file)
 		if (strcmp(f->file, file))
 			continue;
 		if (f->owner && !strstr(f->owner, cap->name))
-			die_usage("--%s: %s has no '%s' file (only %s has)", f->option,
+			die_usage("--%s: %s has no '%s' file (a filter of %s only)", f->option,
 				  cap->name, file, f->owner);
 		die_usage("--%s: %s/%s is missing: this kernel lacks the filter "
 			  "(is the fault-inject series applied?)", f->option, cap->dir, file);

@@ -11,20 +11,20 @@ fail() { echo "FAILED: $*" >&2; exit 1; }
 [[ -x $I ]] || fail "$I is not built (make -C inject)"
 grep -q 'mmfi.guest=1' /proc/cmdline || fail "not in the mmfi guest"
 
-# snapshot CAP [all]: every file of the capability as name=value; counters
-# (which only ever grow or are cleared) are left out unless "all" is given.
+# snapshot CAP [all]: every file of the capability as name=value (builtins
+# only: no fork per file); counters, which only ever grow or are cleared,
+# are left out unless "all" is given.
 snapshot() {
-	local f
+	local f v
 	for f in "$D/$1"/*; do
 		[[ -f $f && ! -L $f ]] || continue
 		case ${f##*/} in
-		inject) ;;
 		calls|matched|injected) [[ ${2:-} == all ]] || continue ;;
 		esac
-		printf '%s=%s\n' "${f##*/}" "$(cat "$f")"
+		v=
+		IFS= read -r -d '' v <"$f" || true
+		printf '%s=%s\n' "${f##*/}" "${v//$'\n'/ }"
 	done
-	[[ -e $D/$1/inject ]] && printf 'inject=%s\n' "$(tr '\n' ' ' <"$D/$1/inject")"
-	return 0
 }
 
 # leftovers: nothing saved in /run/inject, no inject-* tracefs instance.

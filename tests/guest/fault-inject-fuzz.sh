@@ -11,13 +11,19 @@ restore_all() {
 	for f in "${!PA_SAVED[@]}"; do echo "${PA_SAVED[$f]}" >"$f" 2>/dev/null || true; done
 }
 trap restore_all EXIT
-kmsg_before=$(wc -l </dev/kmsg 2>/dev/null || dmesg | wc -l)
+kmsg_before=$(dmesg | wc -l)
 
 hostile=('' ' ' '-1' '18446744073709551616' '99999999999999999999999' '0x' '0xffffffffffffffff'
 	'1 2' 'abc' ',' ',,' 'foo,' ',foo' 'a:b:c' ':' 'vmlinux:' ':kfree' 'kfree,,kfree'
 	'no_such_symbol_xyz' '__GFP_BOGUS' '__GFP_NORETRY|' '|' '__GFP_NORETRY||__GFP_IO' 'GFP_KERNEL|0x'
 	'fail,delay' 'delayed' 'FAIL' $'\x01\x02' "$(printf 'A%.0s' {1..300})" '*' '[' '\\' '%s%s%n'
 	'1e3' '+5' '--1' '0b101' '4294967296' '2147483648' '-2147483649')
+# Random strings, made in one go: printable ones of 1-30 characters and
+# raw bytes (no NUL or newline: a shell string cannot hold the first, and
+# the second ends a line the kernel would see as the end of the value).
+mapfile -t randoms < <(head -c 3000 /dev/urandom | base64 -w 0 | fold -w 17 | head -n 100
+	head -c 4000 /dev/urandom | tr -d '\0' | tr '\n' '\0' | xargs -0 -n 1 printf '%s\n' 2>/dev/null | head -n 100)
+((${#randoms[@]} >= 110)) || fail "could not make random strings (${#randoms[@]})"
 files=(caller reject-caller pid comm skip gfp-require gfp-reject action delay-us
 	stacktrace-depth cache min-size max-size calls matched injected)
 pa_files=(max-order min-order gfp-require caller)
@@ -43,12 +49,7 @@ try_write() {	# DIR FILE VALUE
 for file in "${files[@]}"; do
 	[[ -e $FS/$file ]] || fail "$FS/$file does not exist"
 	for v in "${hostile[@]}"; do try_write $FS "$file" "$v"; done
-	for _ in $(seq 120); do
-		v=$(head -c $((RANDOM % 40 + 1)) /dev/urandom | tr -d '\0\n' | head -c 39)
-		try_write $FS "$file" "$v"
-		v=$(head -c $((RANDOM % 24 + 1)) /dev/urandom | base64 | tr -d '=\n' | head -c $((RANDOM % 30 + 1)))
-		try_write $FS "$file" "$v"
-	done
+	for v in "${randoms[@]}"; do try_write $FS "$file" "$v"; done
 	# Put back a sane value before the next file (random 'comm' or
 	# 'pid' values were accepted on purpose).
 	fi_restore

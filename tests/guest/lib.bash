@@ -20,9 +20,11 @@ fi_files() {
 
 # fi_snapshot DIR: every configuration file and its value, one per line.
 fi_snapshot() {
-	local f
-	for f in $(fi_files "$1"); do
-		printf '%s=%s\n' "$(basename "$f")" "$(tr '\n' ' ' <"$f")"
+	local f v
+	for f in "$1"/*; do
+		[[ -f $f && -w $f && $COUNTERS != *" ${f##*/} "* ]] || continue
+		IFS= read -r -d '' v <"$f" || true	# no fork: this runs thousands of times
+		printf '%s=%s|' "${f##*/}" "$v"
 	done
 }
 
