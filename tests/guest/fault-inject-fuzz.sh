@@ -21,9 +21,16 @@ hostile=('' ' ' '-1' '18446744073709551616' '99999999999999999999999' '0x' '0xff
 # Random strings, made in one go: printable ones of 1-30 characters and
 # raw bytes (no NUL or newline: a shell string cannot hold the first, and
 # the second ends a line the kernel would see as the end of the value).
-mapfile -t randoms < <(head -c 3000 /dev/urandom | base64 -w 0 | fold -w 17 | head -n 100
-	head -c 4000 /dev/urandom | tr -d '\0' | tr '\n' '\0' | xargs -0 -n 1 printf '%s\n' 2>/dev/null | head -n 100)
-((${#randoms[@]} >= 110)) || fail "could not make random strings (${#randoms[@]})"
+mapfile -t randoms < <(python3 -c '
+import os, random, sys
+out = sys.stdout.buffer
+for _ in range(100):
+    out.write(os.urandom(16).hex()[:random.randint(1, 30)].encode() + b"\n")
+for _ in range(100):
+    raw = bytes(b for b in os.urandom(random.randint(1, 30)) if b not in (0, 10))
+    out.write((raw or b"x") + b"\n")
+')
+((${#randoms[@]} == 200)) || fail "could not make random strings (${#randoms[@]})"
 files=(caller reject-caller pid comm skip gfp-require gfp-reject action delay-us
 	stacktrace-depth cache min-size max-size calls matched injected)
 pa_files=(max-order min-order gfp-require caller)
