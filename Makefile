@@ -48,7 +48,9 @@ shell: kernel
 lint:
 	@shellcheck -x qemu/lib.sh qemu/build-kernel qemu/mkinitramfs qemu/guest-init \
 		qemu/run qemu/exec qemu/stap qemu/trace qemu/series qemu/stap-runtime \
-		qemu/deps tests/run tests/guest-runner tests/host/*.sh tests/guest/*.sh
+		qemu/deps qemu/demo bench/run bench/fault-inject bench/fi-guest.sh \
+		tests/run tests/guest-runner tests/lib.sh tests/host/*.sh tests/guest/*.sh \
+		tests/guest/lib.bash tests/workloads/failslab-one-file
 
 clean:
 	rm -rf build

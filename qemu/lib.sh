@@ -2,6 +2,8 @@
 # qemu/lib.sh: paths and helpers shared by every script of the harness.
 # Sourced, never run.  Callers use `set -euo pipefail`.
 
+# Paths used by the scripts that source this file.
+# shellcheck disable=SC2034
 MMFI_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 MMFI_BUILD=${MMFI_BUILD:-$MMFI_TOP/build}
 MMFI_SRC=$MMFI_BUILD/linux             # git tree made from linux-source
@@ -85,7 +87,9 @@ mmfi_guest_alive() {
 # newest 20 for their logs.
 mmfi_guest_prune() {
 	local d n=0
-	for d in $(ls -1dt "$MMFI_RUNDIRS"/*/ 2>/dev/null); do
+	local dirs
+	mapfile -t dirs < <(ls -1dt "$MMFI_RUNDIRS"/*/ 2>/dev/null)
+	for d in "${dirs[@]}"; do
 		n=$((n + 1))
 		((n > 20)) || continue
 		mmfi_guest_alive "$d" || rm -rf "$d"
@@ -102,7 +106,9 @@ mmfi_guest_find() {
 		echo "$MMFI_GUEST"
 		return 0
 	fi
-	for d in $(ls -1dt "$MMFI_RUNDIRS"/*/ 2>/dev/null); do
+	local dirs
+	mapfile -t dirs < <(ls -1dt "$MMFI_RUNDIRS"/*/ 2>/dev/null)
+	for d in "${dirs[@]}"; do
 		d=${d%/}
 		[[ -f $d/ready ]] || continue
 		case $(cat "$d/mode" 2>/dev/null) in shell|daemon) ;; *) continue ;; esac
@@ -203,10 +209,10 @@ _mmfi_copy_new() {
 
 # mmfi_qemu_stop PID: make sure a QEMU process is gone.
 mmfi_qemu_stop() {
-	local pid=$1 i
+	local pid=$1
 	kill -0 "$pid" 2>/dev/null || return 0
 	kill -TERM "$pid" 2>/dev/null
-	for i in $(seq 40); do
+	for _ in $(seq 40); do
 		kill -0 "$pid" 2>/dev/null || return 0
 		sleep 0.05
 	done

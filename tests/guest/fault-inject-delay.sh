@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # action=delay stalls the matched allocation instead of failing it, counts
 # against times, and leaves other tasks alone.
+# $FS and friends are fixed paths without spaces.
+# shellcheck disable=SC2086
 . "$(dirname "$0")/lib.bash"
 fi_save $FS
 fi_arm_base $FS

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Thousands of random and hostile strings written to every new file: each
 # rejected write leaves the whole configuration as it was, nothing oopses.
+# $FS and friends are fixed paths without spaces.
+# shellcheck disable=SC2086
 . "$(dirname "$0")/lib.bash"
 fi_save $FS
 PA=/sys/kernel/debug/fail_page_alloc
@@ -13,6 +15,7 @@ restore_all() {
 trap restore_all EXIT
 kmsg_before=$(dmesg | wc -l)
 
+# shellcheck disable=SC1003 # a lone backslash is one of the values
 hostile=('' ' ' '-1' '18446744073709551616' '99999999999999999999999' '0x' '0xffffffffffffffff'
 	'1 2' 'abc' ',' ',,' 'foo,' ',foo' 'a:b:c' ':' 'vmlinux:' ':kfree' 'kfree,,kfree'
 	'no_such_symbol_xyz' '__GFP_BOGUS' '__GFP_NORETRY|' '|' '__GFP_NORETRY||__GFP_IO' 'GFP_KERNEL|0x'

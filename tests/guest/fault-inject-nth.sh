@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # skip=N fails exactly the (N+1)th matching call, deterministically.
+# $FS and friends are fixed paths without spaces.
+# shellcheck disable=SC2086
 . "$(dirname "$0")/lib.bash"
 fi_save $FS
 fi_arm_base $FS

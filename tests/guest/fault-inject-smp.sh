@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # calls/matched are exact with concurrent workers on several CPUs.
+# $FS and friends are fixed paths without spaces.
+# shellcheck disable=SC2086
 . "$(dirname "$0")/lib.bash"
 cpus=$(nproc)
 ((cpus >= 2)) || fail "needs at least 2 CPUs, have $cpus"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # failslab aimed at one cache, one caller and one task fails exactly that
 # allocation: the counters and the tracepoint say so, and nothing else fails.
+# $FS and friends are fixed paths without spaces.
+# shellcheck disable=SC2086
 . "$(dirname "$0")/lib.bash"
 fi_save $FS
 fi_arm_base $FS

@@ -15,7 +15,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd -P)
 [[ -x $top/qemu/run && -f $top/build/kbuild/.config ]] || fail "checkout not visible at $top"
 zcat /proc/config.gz | grep -qx 'CONFIG_FAILSLAB=y' || fail "guest kernel lacks FAILSLAB"
 # Writes land in the overlay, not on the host.
-echo x >/usr/mmfi-overlay-probe && rm /usr/mmfi-overlay-probe || fail "root is not writable"
-touch /out/probe && rm /out/probe || fail "/out is not writable"
+if ! { echo x >/usr/mmfi-overlay-probe && rm /usr/mmfi-overlay-probe; }; then
+	fail "root is not writable"
+fi
+if ! { touch /out/probe && rm /out/probe; }; then
+	fail "/out is not writable"
+fi
 [[ -d /sys/kernel/debug/failslab && -d /sys/kernel/debug/fail_page_alloc ]] || fail "no fault-injection debugfs"
 echo "ok: environment"

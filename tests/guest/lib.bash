@@ -1,4 +1,6 @@
 # shellcheck shell=bash
+# Variables here are used by the tests that source this file.
+# shellcheck disable=SC2034
 # tests/guest/lib.bash: helpers for guest tests of the fault-injection
 # series.  Sourced; tests run as root inside the guest.
 set -euo pipefail
