@@ -33,22 +33,24 @@ if [[ -f $FS/caller ]]; then
 	echo 0 >$FS/verbose; echo 1 >$FS/interval; echo N >$FS/ignore-gfp-wait
 	# Armed, but for another call site: every call is evaluated and
 	# rejected by the caller filter.
-	echo alloc_inode >$FS/caller; echo -1 >$FS/times; echo 100 >$FS/probability
+	echo shmem_alloc_inode >$FS/caller; echo -1 >$FS/times; echo 100 >$FS/probability
 	measure armed-other-caller
 	# Armed for this very site, but never injecting (times 0): the full
 	# cost of evaluating the filters on a matching call.
-	echo 0 >$FS/probability; echo kmalloc_loop_run >$FS/caller; echo 0 >$FS/times
+	echo 0 >$FS/probability; echo kmalloc_loop:kmalloc_loop_run >$FS/caller; echo 0 >$FS/times
 	echo 100 >$FS/probability
 	measure armed-matching-filters-only
 	echo 0 >$FS/probability
 fi
 if [[ -n $stapmod ]]; then
-	staprun "$stapmod" >/tmp/stap-bench.out 2>&1 &
+	staprun "$stapmod" >/out/stap-bench.out 2>&1 &
 	spid=$!
 	name=$(basename "$stapmod" .ko)
 	for _ in $(seq 600); do [[ -d /sys/module/$name ]] && break; sleep 0.1; done
-	[[ -d /sys/module/$name ]] || { echo "stap module did not load" >&2; cat /tmp/stap-bench.out >&2; exit 1; }
+	[[ -d /sys/module/$name ]] || { echo "stap module did not load" >&2; cat /out/stap-bench.out >&2; exit 1; }
 	sleep 1
+	kill -0 "$spid" 2>/dev/null || { echo "staprun exited early:" >&2; cat /out/stap-bench.out >&2; exit 1; }
 	measure stap-guru-targeted
-	kill -INT "$spid"; wait "$spid" || true
+	kill -0 "$spid" 2>/dev/null || { echo "staprun exited during the measurement:" >&2; cat /out/stap-bench.out >&2; exit 1; }
+	kill -INT "$spid" 2>/dev/null; wait "$spid" || true
 fi

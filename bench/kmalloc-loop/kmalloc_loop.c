@@ -27,7 +27,7 @@ MODULE_PARM_DESC(size, "bytes per kmalloc");
 static struct dentry *kmalloc_loop_dir;
 
 /* Kept out of line so that fault-inject's caller filter can name it. */
-static noinline u64 kmalloc_loop_run(unsigned int n, unsigned int bytes,
+static noinline __noclone u64 kmalloc_loop_run(unsigned int n, unsigned int bytes,
 				     unsigned int *failed)
 {
 	u64 start = ktime_get_ns();
