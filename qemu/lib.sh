@@ -97,7 +97,7 @@ mmfi_guest_prune() {
 }
 
 # mmfi_guest_find: print the newest running guest that accepts attaching
-# (an interactive 'qemu/run' or a daemon), or fail.  Guests of other
+# (an interactive 'qemu/run'), or fail.  Guests of other
 # checkouts do not count: build/run is per checkout.  MMFI_GUEST=DIR picks one.
 mmfi_guest_find() {
 	local d
@@ -111,7 +111,9 @@ mmfi_guest_find() {
 	for d in "${dirs[@]}"; do
 		d=${d%/}
 		[[ -f $d/ready ]] || continue
-		case $(cat "$d/mode" 2>/dev/null) in shell|daemon) ;; *) continue ;; esac
+		# Daemon guests belong to the qemu/stap, qemu/trace or qemu/exec
+		# that booted them: only interactive shells are shared.
+		[[ "$(cat "$d/mode" 2>/dev/null)" == shell ]] || continue
 		mmfi_guest_alive "$d" && { echo "$d"; return 0; }
 	done
 	return 1
