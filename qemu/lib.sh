@@ -7,13 +7,32 @@
 MMFI_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 MMFI_BUILD=${MMFI_BUILD:-$MMFI_TOP/build}
 MMFI_SRC=$MMFI_BUILD/linux             # git tree made from linux-source
-MMFI_KBUILD=$MMFI_BUILD/kbuild         # O= build directory
-MMFI_MODROOT=$MMFI_BUILD/modroot       # modules_install output
 MMFI_INITRAMFS=$MMFI_BUILD/initramfs.cpio.gz
 MMFI_RUNDIRS=$MMFI_BUILD/run           # one directory per guest
 MMFI_STAP_RUNTIME=$MMFI_BUILD/stap-runtime
 MMFI_TARBALL=${MMFI_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-MMFI_BZIMAGE=$MMFI_KBUILD/arch/x86/boot/bzImage
+MMFI_FLAVOURS="default kasan"
+
+# mmfi_flavour NAME: select a kernel flavour: the same tree and series,
+# configured with kernel-patches/guest.config plus, for a flavour other
+# than "default", kernel-patches/flavour-NAME.config, and built in its own
+# directory.  Sets MMFI_FLAVOUR, MMFI_KBUILD (O= build directory),
+# MMFI_MODROOT (modules_install output), MMFI_BZIMAGE, MMFI_FLAVOUR_MEM
+# (guest memory the flavour needs by default).
+mmfi_flavour() {
+	local f=$1
+	[[ " $MMFI_FLAVOURS " == *" $f "* ]] ||
+		usage_error "unknown kernel flavour '$f' (known: $MMFI_FLAVOURS)"
+	MMFI_FLAVOUR=$f
+	if [[ $f == default ]]; then
+		MMFI_KBUILD=$MMFI_BUILD/kbuild MMFI_MODROOT=$MMFI_BUILD/modroot
+		MMFI_FLAVOUR_MEM=1G
+	else
+		MMFI_KBUILD=$MMFI_BUILD/kbuild-$f MMFI_MODROOT=$MMFI_BUILD/modroot-$f
+		MMFI_FLAVOUR_MEM=2G	# KASAN: 1/8 shadow + quarantine
+	fi
+	MMFI_BZIMAGE=$MMFI_KBUILD/arch/x86/boot/bzImage
+}
 
 # Exit statuses of qemu/run and friends, besides the command's own status.
 MMFI_EXIT_USAGE=2       # bad option
@@ -28,10 +47,23 @@ die()  { msg "$*"; exit "$MMFI_EXIT_HARNESS"; }
 usage_error() { msg "$*"; msg "try '$mmfi_prog --help'"; exit "$MMFI_EXIT_USAGE"; }
 step() { printf '[%s] %s\n' "$mmfi_prog" "$*" >&2; }
 
+# MMFI_FLAVOUR in the environment chooses the flavour; --flavour options
+# call mmfi_flavour again.  MMFI_FLAVOUR_SET says one was asked for.
+MMFI_FLAVOUR_SET=0
+[[ -n ${MMFI_FLAVOUR:-} ]] && MMFI_FLAVOUR_SET=1
+mmfi_flavour "${MMFI_FLAVOUR:-default}"
+
+# mmfi_flavour_option VALUE: handle a --flavour option.
+mmfi_flavour_option() {
+	[[ -n ${1:-} ]] || usage_error "--flavour needs a name (one of: $MMFI_FLAVOURS)"
+	mmfi_flavour "$1"
+	MMFI_FLAVOUR_SET=1
+}
+
 # mmfi_require_kernel: fail unless a guest kernel and initramfs exist.
 mmfi_require_kernel() {
 	[[ -f $MMFI_BZIMAGE ]] ||
-		die "no guest kernel at $MMFI_BZIMAGE: run 'make kernel' first"
+		die "no $MMFI_FLAVOUR guest kernel at $MMFI_BZIMAGE: run 'make kernel$([[ $MMFI_FLAVOUR == default ]] || echo " FLAVOUR=$MMFI_FLAVOUR")' first"
 	[[ -f $MMFI_INITRAMFS ]] ||
 		die "no initramfs at $MMFI_INITRAMFS: run 'make kernel' first"
 }
@@ -114,6 +146,10 @@ mmfi_guest_find() {
 		# Daemon guests belong to the qemu/stap, qemu/trace or qemu/exec
 		# that booted them: only interactive shells are shared.
 		[[ "$(cat "$d/mode" 2>/dev/null)" == shell ]] || continue
+		if ((MMFI_FLAVOUR_SET)) &&
+		   [[ "$(cat "$d/flavour" 2>/dev/null || echo default)" != "$MMFI_FLAVOUR" ]]; then
+			continue
+		fi
 		mmfi_guest_alive "$d" && { echo "$d"; return 0; }
 	done
 	return 1
@@ -143,7 +179,7 @@ mmfi_qemu_cmdline() {
 	else
 		QEMU_CMD+=(-accel tcg,thread=multi)
 	fi
-	QEMU_CMD+=(-smp "${GUEST_SMP:-2}" -m "${GUEST_MEM:-1G}"
+	QEMU_CMD+=(-smp "${GUEST_SMP:-2}" -m "${GUEST_MEM:-$MMFI_FLAVOUR_MEM}"
 		-kernel "${GUEST_KERNEL:-$MMFI_BZIMAGE}" -initrd "$MMFI_INITRAMFS"
 		-append "$append"
 		-chardev "file,id=con,path=$out/console.log" -serial chardev:con
@@ -247,6 +283,7 @@ mmfi_guest_prepare() {
 	out=$(cd "$out" && pwd -P)
 	echo "$out" >"$dir/outdir"
 	echo "$MMFI_MODROOT/lib/modules" >"$dir/modules"
+	echo "$MMFI_FLAVOUR" >"$dir/flavour"
 	rm -f "$out/console.log"
 	mmfi_write_request "$dir" main "$PWD" "$@"
 	echo "$dir"
@@ -258,7 +295,7 @@ mmfi_guest_prepare() {
 mmfi_guest_start() {
 	local dir=$1
 	mmfi_qemu_cmdline "$dir"
-	msg "guest $(basename "$dir"): $MMFI_ACCEL_USE ($MMFI_ACCEL_WHY), ${GUEST_SMP:-2} CPUs, ${GUEST_MEM:-1G}"
+	msg "guest $(basename "$dir"): $MMFI_FLAVOUR kernel, $MMFI_ACCEL_USE ($MMFI_ACCEL_WHY), ${GUEST_SMP:-2} CPUs, ${GUEST_MEM:-$MMFI_FLAVOUR_MEM}"
 	if [[ $(cat "$dir/mode") == shell ]]; then
 		# Without job control, bash gives background jobs /dev/null as
 		# stdin unless it is redirected explicitly: pass the terminal on.
@@ -340,7 +377,9 @@ mmfi_attach_or_boot() {
 	if [[ $new != 1 ]] && dir=$(mmfi_guest_find); then
 		MMFI_GUEST_DIR=$dir
 		MMFI_QPID=$(cat "$dir/qemu.pid")
-		msg "attached to the running guest $(basename "$dir")"
+		# Compile (stap) and build against the kernel that guest runs.
+		mmfi_flavour "$(cat "$dir/flavour" 2>/dev/null || echo default)"
+		msg "attached to the running guest $(basename "$dir") ($MMFI_FLAVOUR kernel)"
 		return 0
 	fi
 	mmfi_require_kernel
