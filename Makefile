@@ -5,6 +5,7 @@
 #   make bench    benchmarks, printed as tables of ratios
 #   make deps     install the Debian packages (only the missing ones)
 #   make kernel   the guest kernel from linux-source + kernel-patches/
+#                 (FLAVOUR=kasan: the KASAN flavour, beside it)
 #   make series   write build/linux's commits back to kernel-patches/
 #   make shell    an interactive root shell in the guest (= qemu/run)
 #   make clean    remove build/ (kernel tree included)
@@ -14,13 +15,14 @@ SHELL := /bin/bash
 .PHONY: help deps kernel series stap-runtime tools demo check bench shell lint clean
 
 help:
-	@sed -n '3,10s/^# \{0,1\}//p' Makefile
+	@sed -n '3,/^[^#]/s/^# \{0,1\}//p' Makefile
 
 deps:
 	@qemu/deps
 
+# make kernel FLAVOUR=kasan: the KASAN flavour, beside the default one.
 kernel: deps
-	@qemu/build-kernel
+	@qemu/build-kernel $(if $(FLAVOUR),--flavour $(FLAVOUR))
 
 series:
 	@qemu/series --export

@@ -18,7 +18,8 @@ MMFI_FLAVOURS="default kasan"
 # than "default", kernel-patches/flavour-NAME.config, and built in its own
 # directory.  Sets MMFI_FLAVOUR, MMFI_KBUILD (O= build directory),
 # MMFI_MODROOT (modules_install output), MMFI_BZIMAGE, MMFI_FLAVOUR_MEM
-# (guest memory the flavour needs by default).
+# (guest memory the flavour needs by default), MMFI_FLAVOUR_APPEND (its
+# kernel command-line arguments).
 mmfi_flavour() {
 	local f=$1
 	[[ " $MMFI_FLAVOURS " == *" $f "* ]] ||
@@ -26,10 +27,12 @@ mmfi_flavour() {
 	MMFI_FLAVOUR=$f
 	if [[ $f == default ]]; then
 		MMFI_KBUILD=$MMFI_BUILD/kbuild MMFI_MODROOT=$MMFI_BUILD/modroot
-		MMFI_FLAVOUR_MEM=1G
+		MMFI_FLAVOUR_MEM=1G MMFI_FLAVOUR_APPEND=''
 	else
 		MMFI_KBUILD=$MMFI_BUILD/kbuild-$f MMFI_MODROOT=$MMFI_BUILD/modroot-$f
 		MMFI_FLAVOUR_MEM=2G	# KASAN: 1/8 shadow + quarantine
+		# every report, not only the first one after boot
+		MMFI_FLAVOUR_APPEND=kasan_multi_shot
 	fi
 	MMFI_BZIMAGE=$MMFI_KBUILD/arch/x86/boot/bzImage
 }
@@ -169,7 +172,7 @@ mmfi_qemu_cmdline() {
 	fi
 	echo "$sock" >"$dir/stapsh.path"
 	append="console=ttyS0 panic=-1 printk.devkmsg=on mmfi.guest=1"
-	append+=" mmfi.init=$MMFI_TOP/qemu/guest-init mmfi.mode=$mode ${GUEST_APPEND:-}"
+	append+=" mmfi.init=$MMFI_TOP/qemu/guest-init mmfi.mode=$mode $MMFI_FLAVOUR_APPEND ${GUEST_APPEND:-}"
 	QEMU_CMD=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot)
 	if [[ ${GUEST_ICOUNT:-0} == 1 ]]; then
 		# Deterministic guest time: one vCPU thread, time = instructions.
