@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mm-pages: a workload that does known things to a known number of pages,
+ * for txlog's tests and examples.  Run in the guest (as root, so that
+ * /proc/self/pagemap shows pfns):
+ *
+ *   mm-pages [N]    (default 16, at least 3)
+ *
+ * It maps N anonymous pages, writes to each (N page faults, N pages
+ * allocated), prints the pfn behind each page, makes the middle third
+ * read-only (the vma is split in three), unmaps everything (N pages
+ * freed) and says so on stdout and in trace_marker:
+ *
+ *   mm-pages: pid 123 maps 16 pages at 0x7f0c2a1f0000-0x7f0c2a200000
+ *   mm-pages: page 0 pfn 0x1a2b3
+ *   ...
+ *   mm-pages: mprotect 0x7f0c2a1f5000-0x7f0c2a1fa000 read-only: ok
+ *   mm-pages: unmapped 16 pages
+ *
+ * If the mprotect fails (an injected fault), it says why and goes on.
+ * Exit status 0, or 1 if a step other than mprotect failed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static int marker = -1;
+
+/* One line on stdout and, when tracing, the same text in the trace. */
+static void say(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	printf("mm-pages: %s\n", buf);
+	fflush(stdout);
+	if (marker >= 0 && dprintf(marker, "mm-pages: %s\n", buf) < 0) {
+		close(marker);
+		marker = -1;
+	}
+}
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "mm-pages: %s: %s\n", what, strerror(errno));
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	long page = sysconf(_SC_PAGESIZE), n = 16, i, third;
+	uint64_t entry;
+	char *p, *end;
+	int fd;
+
+	if (argc > 2 || (argc == 2 && ((n = strtol(argv[1], &end, 10)) < 3 || *end || n > 65536))) {
+		fprintf(stderr, "usage: mm-pages [N]   (3 <= N <= 65536, default 16)\n");
+		return 2;
+	}
+	marker = open("/sys/kernel/tracing/trace_marker", O_WRONLY);
+	p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return fail("mmap");
+	say("pid %d maps %ld pages at %p-%p", getpid(), n, (void *)p, (void *)(p + n * page));
+	for (i = 0; i < n; i++)
+		p[i * page] = (char)(i + 1);
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return fail("/proc/self/pagemap");
+	for (i = 0; i < n; i++) {
+		off_t off = ((uintptr_t)p / page + i) * sizeof(entry);
+
+		if (pread(fd, &entry, sizeof(entry), off) != sizeof(entry))
+			return fail("reading /proc/self/pagemap");
+		/* bit 63: present; bits 0-54: pfn (0 without CAP_SYS_ADMIN) */
+		if (!(entry >> 63))
+			return fail("a written page is not present");
+		say("page %ld pfn 0x%" PRIx64, i, entry & ((1ULL << 55) - 1));
+	}
+	close(fd);
+
+	third = n / 3;
+	if (mprotect(p + third * page, third * page, PROT_READ))
+		say("mprotect %p-%p read-only: %s", (void *)(p + third * page),
+		    (void *)(p + 2 * third * page), strerror(errno));
+	else
+		say("mprotect %p-%p read-only: ok", (void *)(p + third * page),
+		    (void *)(p + 2 * third * page));
+
+	if (munmap(p, n * page))
+		return fail("munmap");
+	say("unmapped %ld pages", n);
+	return 0;
+}
