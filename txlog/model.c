@@ -214,15 +214,12 @@ static bool sub_freed(const struct tx_life *l, uint64_t pfn)
  * The life a pfn belongs to: its own, or the live block of a higher order
  * that covers it (and whose page at pfn is not freed yet).
  */
-static uint32_t page_life(const struct tx_model *m, uint64_t pfn)
+/* The live block of a higher order that covers pfn, freed there or not. */
+static uint32_t page_block(const struct tx_model *m, uint64_t pfn, bool with_freed)
 {
 	const struct tx_life *l;
-	uint32_t i;
 	int order;
 
-	i = life_at(m, K_PAGE, pfn);
-	if (i != UINT32_MAX && m->lives[i].state == S_LIVE)
-		return i;
 	for (order = 1; order <= MAX_ORDER_SEEN; order++) {
 		uint64_t head = pfn & ~((1ULL << order) - 1);
 		uint32_t j = life_at(m, K_PAGE, head);
@@ -230,10 +227,21 @@ static uint32_t page_life(const struct tx_model *m, uint64_t pfn)
 		if (j == UINT32_MAX || head == pfn)
 			continue;
 		l = &m->lives[j];
-		if (l->state == S_LIVE && l->order >= order && !sub_freed(l, pfn))
+		if (l->state == S_LIVE && l->order >= order && (with_freed || !sub_freed(l, pfn)))
 			return j;
 	}
-	return i;	/* freed life at this pfn, or none */
+	return UINT32_MAX;
+}
+
+static uint32_t page_life(const struct tx_model *m, uint64_t pfn)
+{
+	uint32_t i, j;
+
+	i = life_at(m, K_PAGE, pfn);
+	if (i != UINT32_MAX && m->lives[i].state == S_LIVE)
+		return i;
+	j = page_block(m, pfn, false);
+	return j != UINT32_MAX ? j : i;	/* else the freed life at this pfn, or none */
 }
 
 /* === Reporting === */
@@ -398,6 +406,13 @@ static void page_free(struct tx_model *m, const struct tx_event *ev, uint64_t pf
 	uint32_t i;
 
 	i = page_life(m, pfn);
+	if (i == UINT32_MAX || m->lives[i].state == S_FREED) {
+		/* a page of a live block, freed before */
+		uint32_t j = page_block(m, pfn, true);
+
+		if (j != UINT32_MAX)
+			i = j;
+	}
 	if (i == UINT32_MAX) {
 		/* Allocated before the trace began. */
 		i = life_start(m, K_PAGE, pfn, ev);
@@ -729,8 +744,10 @@ void tx_life_label(const struct tx_model *m, const struct tx_life *l, char *buf,
 		snprintf(buf, size, "mm 0x%" PRIx64, l->key);
 		return;
 	default:
-		snprintf(buf, size, "slab 0x%" PRIx64 " %s", l->key,
-			 cache ? cache : at ? at->event : "");
+		if (cache || at)
+			snprintf(buf, size, "slab 0x%" PRIx64 " %s", l->key, cache ? cache : at->event);
+		else
+			snprintf(buf, size, "slab 0x%" PRIx64, l->key);
 	}
 }
 
@@ -868,6 +885,8 @@ struct tx_model *tx_model_new(struct tx_source *src, const struct tx_options *op
 		tx_map_init(&m->keys[k]);
 	tx_map_init(&m->fault_pid);
 	tx_map_init(&m->cache_ids);
+	/* mm_struct starts with mm_mt since 6.1; exit_mmap says if not */
+	m->have_mt_offset = true;
 	return m;
 }
 

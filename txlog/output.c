@@ -406,7 +406,7 @@ void tx_output_anomaly(struct tx_output *o, const struct tx_model *m, const stru
 	if (o->svg)
 		tx_svg_anomaly(o->svg, o->src, m, l, a);
 	/* Leaks are told at the end; unknown origins only as a count. */
-	if (a == A_LEAK || a == A_UNKNOWN_ORIGIN || o->opt->summary)
+	if (a == A_LEAK || a == A_UNKNOWN_ORIGIN || o->opt->summary || o->opt->quiet)
 		return;
 	tx_life_label(m, l, name, sizeof(name));
 	if (o->opt->json) {
