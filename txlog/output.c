@@ -632,7 +632,8 @@ static void json_counts(struct tx_output *o, const struct tx_model *m)
 		fprintf(o->out, ": %" PRIu64, tx_type_at(i)->count);
 	}
 	fputs("},\n  \"per_caller\": [", o->out);
-	qsort(o->callers, o->ncallers, sizeof(*o->callers), by_count_desc);
+	if (o->ncallers)
+		qsort(o->callers, o->ncallers, sizeof(*o->callers), by_count_desc);
 	for (k = 0; k < o->ncallers; k++) {
 		fputs(k ? ", " : "", o->out);
 		fputs("{\"caller\": ", o->out);
@@ -683,7 +684,8 @@ void tx_output_end(struct tx_output *o, const struct tx_model *m)
 		fputs("],\n\"failures\": [", o->out);
 		copy_spool(o, o->fail);
 		fputs("],\n\"leak_candidates\": [", o->out);
-		qsort(o->leaks, o->nleaks, sizeof(*o->leaks), leak_desc);
+		if (o->nleaks)
+			qsort(o->leaks, o->nleaks, sizeof(*o->leaks), leak_desc);
 		for (k = 0; k < o->nleaks; k++) {
 			fputs(k ? ",\n  " : "\n  ", o->out);
 			fputs("{\"allocated_by\": ", o->out);

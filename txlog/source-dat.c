@@ -145,22 +145,22 @@ static bool dat_fill(struct tx_source *src, struct tep_record *r, struct tx_even
 
 	if (r->size < d->header_size) {
 		snprintf(src->error, sizeof(src->error),
-			 "corrupt record at file offset %llu (cpu %d): %d bytes, less than the %d-byte event header",
-			 r->offset, r->cpu, r->size, d->header_size);
+			 "%s: corrupt record at file offset %llu (cpu %d): %d bytes, less than the %d-byte event header",
+			 src->path, r->offset, r->cpu, r->size, d->header_size);
 		return false;
 	}
 	id = tep_data_type(d->tep, r);
 	t = dat_type(d, id);
 	if (!t) {
 		snprintf(src->error, sizeof(src->error),
-			 "corrupt record at file offset %llu (cpu %d): unknown event type %d",
-			 r->offset, r->cpu, id);
+			 "%s: corrupt record at file offset %llu (cpu %d): unknown event type %d",
+			 src->path, r->offset, r->cpu, id);
 		return false;
 	}
 	if (!dat_record_ok(t, r)) {
 		snprintf(src->error, sizeof(src->error),
-			 "corrupt record at file offset %llu (cpu %d): %d bytes do not hold a %s event",
-			 r->offset, r->cpu, r->size, t->name);
+			 "%s: corrupt record at file offset %llu (cpu %d): %d bytes do not hold a %s event",
+			 src->path, r->offset, r->cpu, r->size, t->name);
 		return false;
 	}
 	ev->ts = r->ts;
