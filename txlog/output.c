@@ -30,8 +30,8 @@ struct tx_output {
 	struct tx_source *src;
 	const struct tx_options *opt;
 	FILE *out;
-	FILE *anom, *fail;		/* JSON: spooled arrays */
-	bool first_obj, first_anom, first_fail;
+	FILE *anom, *fail, *mark;	/* JSON: spooled arrays */
+	bool first_obj, first_anom, first_fail, first_mark;
 	struct tx_svg *svg;
 	/* summary: (type, call site) counts */
 	struct caller_count *callers;
@@ -313,13 +313,14 @@ struct tx_output *tx_output_new(struct tx_source *src, const struct tx_options *
 	o->src = src;
 	o->opt = opt;
 	o->out = stdout;
-	o->first_obj = o->first_anom = o->first_fail = true;
+	o->first_obj = o->first_anom = o->first_fail = o->first_mark = true;
 	tx_map_init(&o->caller_ix);
 	tx_map_init(&o->leak_ix);
 	if (opt->json && !opt->summary) {
 		o->anom = tmpfile();
 		o->fail = tmpfile();
-		if (!o->anom || !o->fail)
+		o->mark = tmpfile();
+		if (!o->anom || !o->fail || !o->mark)
 			die("cannot create a temporary file for the JSON output");
 	}
 	if (opt->svg)
@@ -484,10 +485,41 @@ void tx_output_failure(struct tx_output *o, const struct tx_model *m, const stru
 		o->src->ops->release(o->src, &fault);
 }
 
+/* trace_marker text: printed in time order among the transactions. */
+static void output_marker(struct tx_output *o, const struct tx_event *ev)
+{
+	const struct tx_filter *f = &o->opt->filter;
+	char text[512], t[32], who[64];
+	int i;
+
+	if (o->opt->summary || o->opt->quiet || o->opt->anomalies_only ||
+	    f->npfn || f->nptr || f->nevent)
+		return;
+	for (i = 0; i < f->npid && f->pid[i] != ev->pid; i++)
+		;
+	if (f->npid && i == f->npid)
+		return;
+	if (!tx_str(o->src, ev, F_BUF, text, sizeof(text)))
+		return;
+	if (o->opt->json) {
+		fputs(o->first_mark ? "\n  " : ",\n  ", o->mark);
+		o->first_mark = false;
+		fprintf(o->mark, "{\"ts_ns\": %" PRIu64 ", \"cpu\": %d, \"pid\": %d, \"text\": ",
+			ev->ts, ev->cpu, ev->pid);
+		tx_json_str(o->mark, text);
+		fputs("}", o->mark);
+	} else {
+		fprintf(o->out, "marker %s [%03d] %s: %s\n", ts_str(ev->ts, t, sizeof(t)), ev->cpu,
+			task(o, ev->pid, who, sizeof(who)), text);
+	}
+}
+
 void tx_output_event(struct tx_output *o, const struct tx_event *ev, enum tx_role role)
 {
 	if (o->svg)
 		tx_svg_event(o->svg, o->src, ev, role);
+	if (role == R_MARKER)
+		output_marker(o, ev);
 }
 
 void tx_output_count_caller(struct tx_output *o, struct tx_source *src,
@@ -683,6 +715,8 @@ void tx_output_end(struct tx_output *o, const struct tx_model *m)
 		copy_spool(o, o->anom);
 		fputs("],\n\"failures\": [", o->out);
 		copy_spool(o, o->fail);
+		fputs("],\n\"markers\": [", o->out);
+		copy_spool(o, o->mark);
 		fputs("],\n\"leak_candidates\": [", o->out);
 		if (o->nleaks)
 			qsort(o->leaks, o->nleaks, sizeof(*o->leaks), leak_desc);
@@ -717,6 +751,8 @@ void tx_output_free(struct tx_output *o)
 		fclose(o->anom);
 	if (o->fail)
 		fclose(o->fail);
+	if (o->mark)
+		fclose(o->mark);
 	tx_svg_free(o->svg);
 	for (k = 0; k < o->ncallers; k++)
 		free(o->callers[k].sym);

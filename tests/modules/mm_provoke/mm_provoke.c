@@ -40,7 +40,7 @@ static noinline int provoke_slab_double_free(void)
 
 	if (!obj)
 		return -ENOMEM;
-	pr_info("slab-double-free ptr=%px\n", obj);
+	pr_info("slab-double-free ptr=0x%lx\n", (unsigned long)obj);
 	kmem_cache_free(provoke_cache, obj);
 	kmem_cache_free(provoke_cache, obj);
 	return 0;
@@ -82,7 +82,7 @@ static noinline int provoke_slab_leak(void)
 	leaked = kmalloc(200, GFP_KERNEL);
 	if (!leaked)
 		return -ENOMEM;
-	pr_info("slab-leak ptr=%px\n", leaked);
+	pr_info("slab-leak ptr=0x%lx\n", (unsigned long)leaked);
 	return 0;
 }
 
