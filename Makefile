@@ -32,6 +32,7 @@ stap-runtime: deps
 
 tools:
 	@$(MAKE) -s -C inject
+	@$(MAKE) -s -C txlog
 
 demo: kernel stap-runtime tools
 	@qemu/demo

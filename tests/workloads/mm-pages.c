@@ -4,7 +4,7 @@
  * for txlog's tests and examples.  Run in the guest (as root, so that
  * /proc/self/pagemap shows pfns):
  *
- *   mm-pages [N]    (default 16, at least 3)
+ *   mm-pages [-q] [N]    (default 16, at least 3; -q: no line per page)
  *
  * It maps N anonymous pages, writes to each (N page faults, N pages
  * allocated), prints the pfn behind each page, makes the middle third
@@ -18,12 +18,14 @@
  *   mm-pages: unmapped 16 pages
  *
  * If the mprotect fails (an injected fault), it says why and goes on.
- * Exit status 0, or 1 if a step other than mprotect failed.
+ * Exit status 0, 1 if a step other than mprotect failed, 2 for a bad
+ * argument or outside the guest.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +54,20 @@ static void say(const char *fmt, ...)
 	}
 }
 
+/* Like every guest-side tool of mmfi: only in the guest (it writes trace_marker). */
+static bool in_guest(void)
+{
+	char buf[4096];
+	FILE *f = fopen("/proc/cmdline", "r");
+	bool yes = false;
+
+	if (f && fgets(buf, sizeof(buf), f))
+		yes = strstr(buf, "mmfi.guest=1") != NULL;
+	if (f)
+		fclose(f);
+	return yes;
+}
+
 static int fail(const char *what)
 {
 	fprintf(stderr, "mm-pages: %s: %s\n", what, strerror(errno));
@@ -61,12 +77,22 @@ static int fail(const char *what)
 int main(int argc, char **argv)
 {
 	long page = sysconf(_SC_PAGESIZE), n = 16, i, third;
+	bool quiet = false;
 	uint64_t entry;
 	char *p, *end;
 	int fd;
 
-	if (argc > 2 || (argc == 2 && ((n = strtol(argv[1], &end, 10)) < 3 || *end || n > 65536))) {
-		fprintf(stderr, "usage: mm-pages [N]   (3 <= N <= 65536, default 16)\n");
+	if (argc > 1 && !strcmp(argv[1], "-q")) {
+		quiet = true;
+		argc--;
+		argv++;
+	}
+	if (argc > 2 || (argc == 2 && ((n = strtol(argv[1], &end, 10)) < 3 || *end || n > 1 << 20))) {
+		fprintf(stderr, "usage: mm-pages [-q] [N]   (3 <= N <= 1048576, default 16)\n");
+		return 2;
+	}
+	if (!in_guest()) {
+		fprintf(stderr, "mm-pages: runs only in the mmfi guest (mmfi.guest=1 on the kernel command line)\n");
 		return 2;
 	}
 	marker = open("/sys/kernel/tracing/trace_marker", O_WRONLY);
@@ -88,7 +114,8 @@ int main(int argc, char **argv)
 		/* bit 63: present; bits 0-54: pfn (0 without CAP_SYS_ADMIN) */
 		if (!(entry >> 63))
 			return fail("a written page is not present");
-		say("page %ld pfn 0x%" PRIx64, i, entry & ((1ULL << 55) - 1));
+		if (!quiet)
+			say("page %ld pfn 0x%" PRIx64, i, entry & ((1ULL << 55) - 1));
 	}
 	close(fd);
 
