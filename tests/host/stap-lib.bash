@@ -1,0 +1,58 @@
+# shellcheck shell=bash
+# tests/host/stap-lib.bash: shared by the tests/host/stap-*.sh tests of
+# stap-scripts/ (sourced after tests/lib.sh; not a test itself).
+#
+# Every run compiles a script on the host and runs it in a fresh guest
+# (qemu/stap --new), with the tapset on the include path.
+
+# The workload binary, built statically (no dynamic loader mmap()s before
+# main) from tests/workloads/mmcalls.c into build/ (the
+# host's build/ is visible in the guest at the same path).
+MMCALLS=$TOP/build/stap-scripts/mmcalls
+mkdir -p "$TOP/build/stap-scripts"
+if [[ ! -x $MMCALLS || tests/workloads/mmcalls.c -nt $MMCALLS ]]; then
+	gcc -O2 -static -Wall -Wextra -Werror -o "$MMCALLS" tests/workloads/mmcalls.c ||
+		fail "building tests/workloads/mmcalls.c failed"
+fi
+
+# stap_run WANT_STATUS [qemu/stap and stap options...] SCRIPT [ARGS] [-- WORKLOAD]:
+# qemu/stap --new -I stap-scripts/tapset ...; output in $T/out and $T/err.
+# A script that does not compile names itself in the failure.
+stap_run() {
+	local want=$1 rc=0
+	shift
+	qemu/stap --new --timeout 600 -I stap-scripts/tapset "$@" >"$T/out" 2>"$T/err" || rc=$?
+	if [[ $rc != "$want" ]]; then
+		echo "--- stdout"; tail -n 60 "$T/out"; echo "--- stderr"; tail -n 60 "$T/err"
+		if grep -qE 'semantic error|parse error|Pass [1-4]: .*failed' "$T/err"; then
+			fail "stap could not compile '$*'"
+		fi
+		fail "'qemu/stap $*' exited $rc, expected $want"
+	fi
+	echo "ok: qemu/stap $* exited $rc"
+}
+
+# out_lines PATTERN: the lines of $T/out matching the ERE PATTERN.
+out_lines() { grep -E -- "$1" "$T/out" || true; }
+
+# expect_count N PATTERN [FILE]: exactly N lines match.
+expect_count() {
+	local n file=${3:-$T/out}
+	n=$(grep -cE -- "$2" "$file" || true)
+	if [[ $n != "$1" ]]; then
+		echo "--- $file"; tail -n 60 "$file"
+		fail "$n lines match '$2' in $(basename "$file"), expected $1"
+	fi
+	echo "ok: $1 lines match '$2'"
+}
+
+# expect_usage SCRIPT-ARGS...: the script rejects its arguments with its usage.
+expect_usage() {
+	local rc=0
+	qemu/stap --new --timeout 600 -I stap-scripts/tapset "$@" >"$T/out" 2>"$T/err" || rc=$?
+	if ((rc == 0)) || ! grep -q '^Usage: ' "$T/out" || ! grep -q 'ERROR: .*\.stp: ' "$T/err"; then
+		echo "--- stdout"; cat "$T/out"; echo "--- stderr"; cat "$T/err"
+		fail "'$*' (exit $rc) did not print its usage and an error"
+	fi
+	echo "ok: '$*' exits $rc with its usage: $(grep -m1 'ERROR: ' "$T/err")"
+}
