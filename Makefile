@@ -52,7 +52,7 @@ shell: kernel
 # first line names bash or sh (build/ and .git are not searched).
 lint:
 	@grep -rlE --exclude-dir=build --exclude-dir=.git '^#!(/usr/bin/env |/bin/)(ba)?sh' \
-		qemu tests bench inject stap-scripts tracepoint-docs txlog .ci 2>/dev/null | \
+		qemu tests bench inject races stap-scripts tracepoint-docs txlog .ci 2>/dev/null | \
 		xargs shellcheck -x tests/lib.sh tests/guest/lib.bash
 
 clean:
