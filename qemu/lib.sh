@@ -342,6 +342,16 @@ mmfi_guest_wait_ready() {
 	done
 }
 
+# mmfi_ctl_send DIR LINE: write LINE to the guest's mmfi.ctl port.  The
+# FIFO is opened read-write, which never blocks: a plain write-only open
+# would wait forever for a reader if QEMU had already died.
+mmfi_ctl_send() {
+	local fd
+	exec {fd}<>"$1/ctl.in" || return 1
+	printf '%s\n' "$2" >&"$fd"
+	exec {fd}>&-
+}
+
 # mmfi_guest_exec DIR DEADLINE CMD...: run CMD in the running guest of DIR
 # through its exec agent, streaming its output; return its status.
 mmfi_guest_exec() {
@@ -350,7 +360,7 @@ mmfi_guest_exec() {
 	pid=$(cat "$dir/qemu.pid")
 	name=x$(date +%s%N)$$
 	mmfi_write_request "$dir" "$name" "$PWD" "$@"
-	echo "$name" >"$dir/ctl.in"
+	mmfi_ctl_send "$dir" "$name"
 	mmfi_stream "$dir" "$name" "$pid" "$deadline" || rc=$?
 	if [[ ! -f $dir/req/$name/status ]]; then
 		mmfi_guest_death "$dir" "$rc" || rc=$?
@@ -362,7 +372,7 @@ mmfi_guest_exec() {
 # mmfi_guest_poweroff DIR PID: ask the guest to power off, then make sure.
 mmfi_guest_poweroff() {
 	local dir=$1 pid=$2
-	echo .poweroff >"$dir/ctl.in" 2>/dev/null || true
+	mmfi_ctl_send "$dir" .poweroff 2>/dev/null || true
 	for _ in $(seq 60); do
 		kill -0 "$pid" 2>/dev/null || return 0
 		sleep 0.05
