@@ -15,13 +15,16 @@ if [[ ! -x $MMCALLS || tests/workloads/mmcalls.c -nt $MMCALLS ]]; then
 		fail "building tests/workloads/mmcalls.c failed"
 fi
 
+# Options every run gets (the cookbook test runs its one-liners' own).
+STAP_INCLUDE=(-I stap-scripts/tapset)
+
 # stap_run WANT_STATUS [qemu/stap and stap options...] SCRIPT [ARGS] [-- WORKLOAD]:
 # qemu/stap --new -I stap-scripts/tapset ...; output in $T/out and $T/err.
 # A script that does not compile names itself in the failure.
 stap_run() {
 	local want=$1 rc=0
 	shift
-	qemu/stap --new --timeout 600 -I stap-scripts/tapset "$@" >"$T/out" 2>"$T/err" || rc=$?
+	qemu/stap --new --timeout 600 "${STAP_INCLUDE[@]}" "$@" >"$T/out" 2>"$T/err" || rc=$?
 	if [[ $rc != "$want" ]]; then
 		echo "--- stdout"; tail -n 60 "$T/out"; echo "--- stderr"; tail -n 60 "$T/err"
 		if grep -qE 'semantic error|parse error|Pass [1-4]: .*failed' "$T/err"; then

@@ -7,7 +7,7 @@
  *
  *   mmcalls files DIR N     create DIR/f1..fN, then mkdir DIR/d1, DIR/d2
  *   mmcalls pipe N          write N pages into a pipe nobody reads (N <= 16)
- *   mmcalls mmap N          mmap and touch N anonymous pages, one by one
+ *   mmcalls mmap N          mmap and touch N shared anonymous pages, one by one
  *   mmcalls trunc FILE N    N rounds of ftruncate(FILE) then truncate(FILE),
  *                           each line with the call's duration in ns
  *   mmcalls page [CTL]      fault in one anonymous page, print its pfn (from
@@ -16,6 +16,9 @@
  *                           with a child, let the child write to it, and unmap it
  *   mmcalls churn           a bit of everything: files, page faults, a 2 MB
  *                           aligned region (THP), pipes, fork
+ *   mmcalls anon MB         write MB megabytes of anonymous memory, page by
+ *                           page, then read it all back (under a memory
+ *                           limit: reclaim, swap out, swap in)
  *
  * Lines look like "create f3 ENOMEM" or "ftruncate 2 ok 53211".  The exit
  * status is 0 even when calls fail (the failures are what is tested), 2
@@ -105,9 +108,13 @@ static void do_mmap(int n)
 	char *p;
 	int i;
 
+	/*
+	 * Shared: a private anonymous mapping next to another one would be
+	 * merged into it, without a new VMA (vm_area_alloc()).
+	 */
 	for (i = 1; i <= n; i++) {
 		p = mmap(NULL, pagesize, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		printf("mmap %d %s\n", i, result(p != MAP_FAILED));
 		if (p != MAP_FAILED) {
 			p[0] = 1;
@@ -243,6 +250,28 @@ static void do_churn(void)
 	printf("churn done\n");
 }
 
+static void do_anon(int mb)
+{
+	long pagesize = sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)mb << 20, off;
+	unsigned long sum = 0, want = 0;
+	unsigned char *p;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		printf("anon %d MB %s\n", mb, result(0));
+		return;
+	}
+	for (off = 0; off < len; off += pagesize) {
+		memset(p + off, (int)(off / pagesize), 64);
+		want += (off / pagesize) & 0xff;
+	}
+	for (off = 0; off < len; off += pagesize)
+		sum += p[off];
+	printf("anon %d MB %s\n", mb, sum == want ? "ok" : "EBADMSG");
+	munmap(p, len);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -258,8 +287,10 @@ int main(int argc, char **argv)
 		do_page(argc == 3 ? argv[2] : NULL);
 	else if (argc == 2 && !strcmp(argv[1], "churn"))
 		do_churn();
+	else if (argc == 3 && !strcmp(argv[1], "anon"))
+		do_anon(count_arg(argv[2], 1024));
 	else {
-		fprintf(stderr, "usage: mmcalls files DIR N | pipe N | mmap N | trunc FILE N | page [CTL] | churn\n");
+		fprintf(stderr, "usage: mmcalls files DIR N | pipe N | mmap N | trunc FILE N | page [CTL] | churn | anon MB\n");
 		return 2;
 	}
 	return 0;
