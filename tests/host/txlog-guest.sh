@@ -10,7 +10,7 @@
 #     and page use after free, and leaks an object: txlog reports exactly
 #     these, and nothing else in the whole trace;
 #   - the SVG timeline parses and names the 16 pages; trace-cmd reads the
-#     file (KernelShark reads what trace-cmd reads).
+#     file (KernelShark reads what trace-cmd reads); txlog runs in the guest.
 . "$(dirname "$0")/../lib.sh"
 
 make -s -C txlog >"$T/build.log" 2>&1 || { cat "$T/build.log"; fail "txlog does not build"; }
@@ -22,7 +22,12 @@ dat=$T/scenario.dat
 expect_status 0 qemu/trace --new --preset mm -o "$dat" -- tests/workloads/txlog-scenario "$ko"
 cp "$T/out" "$T/scenario.out"
 cp "$T/err" "$T/scenario.err"
+# Kept for a look after a failure (tests/run empties build/test-out first).
+mkdir -p build/test-out
+cp "$dat" build/test-out/txlog-guest-scenario.dat
+cp "$T/scenario.out" build/test-out/txlog-guest-scenario.out
 expect_grep '^done$' "$T/scenario.out"
+expect_grep '^objects: 0 page lives \(0 live at the end\), 1 pointer lives \(1 live at the end;' "$T/scenario.out"
 expect_grep '^mm-pages: mprotect .* read-only: Cannot allocate memory$' "$T/scenario.out"
 expect_grep '^inject: failslab: calls=[0-9]+ matched=[0-9]+ injected=1; sites: vm_area_dup\+' "$T/scenario.out"
 for what in slab-double-free page-ref-underflow page-use-after-free slab-leak; do

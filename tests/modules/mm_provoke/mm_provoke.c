@@ -4,9 +4,13 @@
  * the kernel survives, so that txlog's tests see the anomaly in a real
  * trace.  Write a name to /sys/kernel/debug/mm_provoke/do:
  *
- *	slab-double-free   kmem_cache_free() an object twice; the cache has
- *	                   SLAB_CONSISTENCY_CHECKS, so SLUB reports the second
- *	                   free ("Object already free") and ignores it
+ *	slab-double-free   kmem_cache_free() an object twice.  Without
+ *	                   slub_debug on the command line SLUB does not notice:
+ *	                   the object is on the freelist twice (a loop).  So the
+ *	                   cache is the module's own (a constructor keeps it from
+ *	                   being merged with another), two more objects stay
+ *	                   allocated so the slab is never freed, and the cache
+ *	                   is never used or destroyed again, not even at rmmod
  *	page-ref-underflow take a page's refcount from 1 to -1 and back, then
  *	                   free the page normally
  *	page-use-after-free free a page, then take and drop a reference on it
@@ -31,15 +35,32 @@
 #include <linux/uaccess.h>
 
 static struct kmem_cache *provoke_cache;
+static bool cache_broken;
+static void *kept[2];
 static void *leaked;
 static struct dentry *provoke_dir;
 
+static void provoke_ctor(void *obj)
+{
+	memset(obj, 0, 64);
+}
+
 static noinline int provoke_slab_double_free(void)
 {
-	void *obj = kmem_cache_alloc(provoke_cache, GFP_KERNEL);
+	void *obj;
+	int i;
 
+	if (cache_broken)
+		return -EBUSY;
+	for (i = 0; i < ARRAY_SIZE(kept); i++) {
+		kept[i] = kmem_cache_alloc(provoke_cache, GFP_KERNEL);
+		if (!kept[i])
+			return -ENOMEM;
+	}
+	obj = kmem_cache_alloc(provoke_cache, GFP_KERNEL);
 	if (!obj)
 		return -ENOMEM;
+	cache_broken = true;
 	pr_info("slab-double-free ptr=0x%lx\n", (unsigned long)obj);
 	kmem_cache_free(provoke_cache, obj);
 	kmem_cache_free(provoke_cache, obj);
@@ -137,7 +158,7 @@ static const struct file_operations provoke_fops = {
 
 static int __init mm_provoke_init(void)
 {
-	provoke_cache = kmem_cache_create("mm_provoke", 64, 0, SLAB_CONSISTENCY_CHECKS, NULL);
+	provoke_cache = kmem_cache_create("mm_provoke", 64, 0, 0, provoke_ctor);
 	if (!provoke_cache)
 		return -ENOMEM;
 	provoke_dir = debugfs_create_dir("mm_provoke", NULL);
@@ -149,7 +170,9 @@ static void __exit mm_provoke_exit(void)
 {
 	debugfs_remove_recursive(provoke_dir);
 	kfree(leaked);
-	kmem_cache_destroy(provoke_cache);
+	/* A freelist with a loop cannot be flushed: keep the cache. */
+	if (!cache_broken)
+		kmem_cache_destroy(provoke_cache);
 }
 
 module_init(mm_provoke_init);
