@@ -98,7 +98,6 @@ static uint32_t life_new(struct tx_model *m, enum tx_kind kind, uint64_t key, ui
 	l->cache = -1;
 	l->lost_start = m->src->lost;
 	tx_map_put(&m->keys[kind], key, i);
-	m->st.lives[kind]++;
 	if (++m->live_now > m->st.peak_live)
 		m->st.peak_live = m->live_now;
 	if (m->keys[K_PAGE].n + m->keys[K_PTR].n > m->st.peak_tracked)
@@ -182,6 +181,16 @@ static bool pid_wanted(const struct tx_model *m, int pid)
 	return false;
 }
 
+/* Failed allocations and faults belong to no object: only --pid selects them. */
+static bool failure_selected(const struct tx_model *m, int pid)
+{
+	const struct tx_filter *f = &m->opt->filter;
+
+	if (f->npfn || f->nptr || f->nevent)
+		return false;
+	return !f->npid || pid_wanted(m, pid);
+}
+
 bool tx_life_selected(const struct tx_model *m, const struct tx_life *l)
 {
 	const struct tx_filter *f = &m->opt->filter;
@@ -258,6 +267,16 @@ static void anomaly(struct tx_model *m, struct tx_life *l, enum tx_anomaly a, ui
 	tx_output_anomaly(m->out, m, l, a, ref, what);
 }
 
+/* The totals count the lives the filters select, when they are reported. */
+static void count_life(struct tx_model *m, const struct tx_life *l)
+{
+	m->st.lives[l->kind]++;
+	if (l->kind == K_PTR && l->ptr_kind == P_VMA)
+		m->st.vmas++;
+	else if (l->kind == K_PTR && l->ptr_kind == P_MM)
+		m->st.mms++;
+}
+
 static void life_end(struct tx_model *m, uint32_t i, const struct tx_event *ev, bool traced)
 {
 	struct tx_life *l = &m->lives[i];
@@ -276,8 +295,10 @@ static void life_end(struct tx_model *m, uint32_t i, const struct tx_event *ev, 
 			l->free_caller = caller;
 	}
 	m->live_now--;
-	if (tx_life_selected(m, l))
+	if (tx_life_selected(m, l)) {
+		count_life(m, l);
 		tx_output_life(m->out, m, l, false);
+	}
 	/* Freed lives keep only what a later double free or use needs. */
 	if (l->hist.n && l->hist.n < l->hist.cap &&
 	    (shrunk = realloc(l->hist.ref, l->hist.n * sizeof(*l->hist.ref)))) {
@@ -470,7 +491,8 @@ static void page_event(struct tx_model *m, const struct tx_event *ev, enum tx_ro
 		if (role == R_PAGE_ALLOC) {
 			struct pending_fault *f = fault_take(m, ev->pid);
 
-			m->st.failed_allocs++;
+			if (failure_selected(m, ev->pid))
+				m->st.failed_allocs++;
 			tx_output_failure(m->out, m, ev, f ? f->ref : NO_REF);
 		}
 		return;
@@ -583,7 +605,8 @@ static void slab_alloc(struct tx_model *m, const struct tx_event *ev, uint64_t p
 
 	if (!ptr) {
 		f = fault_take(m, ev->pid);
-		m->st.failed_allocs++;
+		if (failure_selected(m, ev->pid))
+			m->st.failed_allocs++;
 		tx_output_failure(m->out, m, ev, f ? f->ref : NO_REF);
 		return;
 	}
@@ -689,13 +712,7 @@ static void ptr_use(struct tx_model *m, const struct tx_event *ev, uint64_t ptr,
 	else
 		attach(m, i, ev);
 	l = &m->lives[i];
-	if (l->ptr_kind != kind) {
-		l->ptr_kind = kind;
-		if (kind == P_VMA)
-			m->st.vmas++;
-		else if (kind == P_MM)
-			m->st.mms++;
-	}
+	l->ptr_kind = kind;
 	if (kind == P_VMA) {
 		if (tx_num(m->src, ev, F_VM_START, &v))
 			l->vm_start = v;
@@ -759,10 +776,11 @@ static void fault_event(struct tx_model *m, const struct tx_event *ev)
 	uint64_t pid = ev->pid, v;
 	uint32_t i;
 
-	m->st.faults++;
 	/* fault_inject carries the victim's pid (same as the event's). */
 	if (tx_num(m->src, ev, F_PID_FIELD, &v))
 		pid = v;
+	if (failure_selected(m, (int)pid))
+		m->st.faults++;
 	if (tx_map_get(&m->fault_pid, pid, &i)) {
 		/* The earlier one was not followed by a failed allocation. */
 		tx_output_failure(m->out, m, NULL, m->faults[i].ref);
@@ -863,11 +881,13 @@ void tx_model_finish(struct tx_model *m)
 		l = &m->lives[i];
 		if (l->state != S_LIVE || !l->hist.total)
 			continue;
-		m->st.live_end[l->kind]++;
 		if (l->origin != O_UNKNOWN)
 			anomaly(m, l, A_LEAK, NO_REF, "still allocated at the end of the trace");
-		if (tx_life_selected(m, l))
+		if (tx_life_selected(m, l)) {
+			count_life(m, l);
+			m->st.live_end[l->kind]++;
 			tx_output_life(m->out, m, l, true);
+		}
 	}
 	m->st.lost = m->src->lost;
 }

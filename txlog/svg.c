@@ -192,16 +192,19 @@ static void lane_fill(struct tx_svg *s, struct lane *ln, struct tx_source *src,
 	struct tx_event ev;
 	char label[200];
 	uint32_t i, j;
+	size_t n;
 
 	(void)s;
 	lane_clear(ln);
 	tx_life_label(m, l, label, sizeof(label));
+	n = strlen(label);
+	snprintf(label + n, sizeof(label) - n, ", life %u", l->nr);
 	ln->label = xstrdup(label);
 	ln->key = l->key;
 	ln->nr = l->nr;
 	ln->kind = l->kind;
 	ln->start = l->first_ts;
-	ln->end = at_end ? UINT64_MAX : l->last_ts;
+	ln->end = l->last_ts;
 	ln->live_at_end = at_end;
 	ln->anomalies = l->anomalies;
 	ln->marks = xcalloc(h->n ? h->n : 1, sizeof(*ln->marks));
@@ -217,6 +220,8 @@ static void lane_fill(struct tx_svg *s, struct lane *ln, struct tx_source *src,
 		ln->nmarks++;
 		if (ev.ts < ln->start)
 			ln->start = ev.ts;
+		if (ev.ts > ln->end)
+			ln->end = ev.ts;
 		src->ops->release(src, &ev);
 	}
 }
@@ -285,6 +290,8 @@ static void write_vlines(FILE *f, const struct vline *v, int n, uint64_t t0, uin
 	int i;
 
 	for (i = 0; i < n; i++) {
+		if (v[i].ts < t0 || v[i].ts > t1)
+			continue;
 		x = xpos(v[i].ts, t0, t1);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"1.5\"%s><title>",
 			x, TOP - 8, x, height - 30, color, dash);
@@ -296,13 +303,29 @@ static void write_vlines(FILE *f, const struct vline *v, int n, uint64_t t0, uin
 int tx_svg_write(struct tx_svg *s, struct tx_source *src, const struct tx_model *m)
 {
 	const struct tx_stats *st = tx_model_stats(m);
-	uint64_t t0 = st->first_ts, t1 = st->last_ts > st->first_ts ? st->last_ts : st->first_ts + 1;
+	uint64_t t0 = st->first_ts, t1 = st->last_ts, pad;
 	int lanes = s->opt->svg_by_cpu ? s->ncpus : s->nlanes;
 	int height = TOP + lanes * LANE_H + 70, i, j, k;
 	char a[32], b[32];
 	uint32_t max = 1;
 	FILE *f;
 
+	/* Object lanes: the time their lives span, not the whole trace. */
+	if (!s->opt->svg_by_cpu && s->nlanes) {
+		t0 = UINT64_MAX;
+		t1 = 0;
+		for (i = 0; i < s->nlanes; i++) {
+			if (s->lanes[i].start < t0)
+				t0 = s->lanes[i].start;
+			if (s->lanes[i].end > t1)
+				t1 = s->lanes[i].end;
+		}
+		pad = (t1 - t0) / 50 + 1000;
+		t0 = t0 > pad ? t0 - pad : 0;
+		t1 += pad;
+	}
+	if (t1 <= t0)
+		t1 = t0 + 1;
 	f = fopen(s->path, "w");
 	if (!f)
 		return -1;
@@ -369,7 +392,8 @@ int tx_svg_write(struct tx_svg *s, struct tx_source *src, const struct tx_model 
 		for (i = 0; i < s->nlanes; i++) {
 			struct lane *ln = &s->lanes[i];
 			int y = TOP + i * LANE_H;
-			double x0 = xpos(ln->start, t0, t1), x1 = xpos(ln->end, t0, t1);
+			double x0 = xpos(ln->start, t0, t1);
+			double x1 = ln->live_at_end ? W - 10 : xpos(ln->end, t0, t1);
 
 			fprintf(f, "<text x=\"8\" y=\"%d\"%s>", y + 12,
 				ln->anomalies & ((1U << A_ERRORS) - 1) ? " fill=\"#b00\" font-weight=\"bold\"" : "");

@@ -103,9 +103,10 @@ for v in vmas:
             stores.setdefault((int(f["vm_start"], 16), int(f["vm_end"], 16) + 1), []).append(v)
 assert (start, start + 5 * page) in stores, sorted((hex(a), hex(b)) for a, b in stores)
 assert any(a == start + 10 * page for a, b in stores), "no vma split at the end of the read-only part"
-mms = [o for o in objs if o["kind"] == "mm" and any(e["pid"] == pid1 and e["event"] == "mmap:exit_mmap"
-                                                    for e in o["events"])]
-assert len(mms) == 1, mms
+# its own mm (exec allocates it; the one it had from fork is torn down too)
+mms = [o for o in objs if o["kind"] == "mm" and o.get("alloc_pid") == pid1 and
+       any(e["pid"] == pid1 and e["event"] == "mmap:exit_mmap" for e in o["events"])]
+assert len(mms) == 1, [m["story"] for m in mms]
 mine = [v for v in vmas if start <= int(v["vm_start"], 16) < end]
 assert mine and all(v["mm"] == mms[0]["key"] and v["state"] == "freed" and v["free_pid"] == pid1
                     for v in mine), [(v["name"], v["story"]) for v in mine]
@@ -127,13 +128,11 @@ assert d["summary"]["injected_faults"] == 1, d["summary"]
 print("ok: the failed vm_area_struct allocation of mm-pages (pid %d) is linked to the failslab injection" % pid2)
 
 # --- 3. mm_provoke's mistakes: exactly these anomalies in the whole trace
-got = {}
-for a in d["anomalies"]:
-    got.setdefault((a["object"]["kind"], a["object"]["key"]), []).append(a["anomaly"])
+got = sorted((a["object"]["kind"], a["object"]["key"], a["anomaly"]) for a in d["anomalies"])
 prov = dict(re.findall(r"^mm_provoke: ([a-z-]+) (?:ptr|pfn)=(0x[0-9a-f]+)$", out, re.M))
-want = {("slab", prov["slab-double-free"]): ["double free"],
-        ("page", prov["page-ref-underflow"]): ["bad refcount"],
-        ("page", prov["page-use-after-free"]): ["use after free"]}
+want = sorted([("slab", prov["slab-double-free"], "double free"),
+               ("page", prov["page-ref-underflow"], "bad refcount"),
+               ("page", prov["page-use-after-free"], "use after free")])
 assert got == want, ("anomalies in the trace", got, "expected", want)
 df = [a for a in d["anomalies"] if a["anomaly"] == "double free"][0]["object"]
 assert df["cache"] == "mm_provoke", df
@@ -146,11 +145,11 @@ assert leak[0]["alloc_call_site_sym"].startswith("provoke_slab_leak+"), leak
 assert any(l["allocated_by"].startswith("slab provoke_slab_leak+") and l["objects"] == 1
            for l in d["leak_candidates"]), d["leak_candidates"]
 print("ok: the trace has exactly the three anomalies mm_provoke made; its leak is a leak candidate")
-open(sys.argv[1] + ".pfns", "w").write(",".join("0x%x" % p for p in pfns) + " %d\n" % pid1)
+open(sys.argv[1] + ".pfns", "w").write(",".join("0x%x" % p for p in pfns) + " %d %d\n" % (pid1, pid2))
 EOF
 
 # The text report of the same: the double free with its history, marked.
-read -r pfns pid1 <"$T/all.json.pfns"
+read -r pfns pid1 pid2 <"$T/all.json.pfns"
 dfptr=$(sed -n 's/^mm_provoke: slab-double-free ptr=//p' "$T/scenario.out")
 expect_status 1 "$txlog" --anomalies --ptr "$dfptr" "$dat"
 expect_grep "^ANOMALY double free: slab $dfptr mm_provoke, life 1: freed again\$" "$T/out"
@@ -159,19 +158,23 @@ expect_grep 'kmem_cache_free .*name=mm_provoke   <== double free$' "$T/out"
 expect_status 0 "$txlog" --pfn "${pfns%%,*}" --pid "$pid1" "$dat"
 expect_grep "^page ${pfns%%,*}, life [0-9]+: allocated [0-9.]+ by mm-pages-$pid1, freed [0-9.]+ by mm-pages-$pid1; [0-9]+ events\$" "$T/out"
 
-# The timeline of the 16 pages: well-formed, one lane each, the fault marked.
+# The timelines: the 16 pages, a lane each; the objects of the mm-pages that
+# had a fault injected, with the fault drawn across them.
 expect_status 0 "$txlog" --quiet --pfn "$pfns" --pid "$pid1" --svg "$T/pages.svg" "$dat"
-python3 - "$T/pages.svg" "$pfns" <<'EOF' || fail "SVG of the 16 pages"
+expect_status 0 "$txlog" --quiet --pid "$pid2" --svg "$T/fault.svg" "$dat"
+python3 - "$T/pages.svg" "$pfns" "$T/fault.svg" <<'EOF' || fail "SVG timelines"
 import sys, xml.etree.ElementTree as ET
 ns = "{http://www.w3.org/2000/svg}"
 root = ET.parse(sys.argv[1]).getroot()
 labels = [t.text for t in root.iter(ns + "text") if t.text and t.text.startswith("page ")]
+# a lane per life: the 16 pages, and any later life of the same pfns in mm-pages
 for pfn in sys.argv[2].split(","):
-    assert sum(l.startswith("page %s," % pfn) or l == "page %s" % pfn or l.startswith("page %s " % pfn)
-               for l in labels) == 1, (pfn, labels)
-faults = [l for l in root.iter(ns + "line") if l.get("stroke") == "red"]
-assert any("failslab" in l.find(ns + "title").text for l in faults), "the injected fault is not drawn"
-print("ok: SVG parses, one lane for each of the 16 pages, the injected fault drawn")
+    assert any(l.startswith("page %s, life " % pfn) for l in labels), (pfn, labels)
+root = ET.parse(sys.argv[3]).getroot()
+faults = [l for l in root.iter(ns + "line") if l.get("stroke") == "red" and l.find(ns + "title") is not None]
+assert any("name=failslab" in l.find(ns + "title").text for l in faults), "the injected fault is not drawn"
+assert any(", life " in (t.text or "") for t in root.iter(ns + "text")), "no object lane"
+print("ok: SVGs parse, a lane for each of the 16 pages; the injected fault drawn across the other run's objects")
 EOF
-xmllint --noout "$T/pages.svg" || fail "xmllint: the SVG is not well-formed"
+xmllint --noout "$T/pages.svg" "$T/fault.svg" || fail "xmllint: an SVG is not well-formed"
 no_qemu_left
