@@ -531,6 +531,7 @@ static void page_event(struct tx_model *m, const struct tx_event *ev, enum tx_ro
 			/* bulk allocation, compaction's free-page capture */
 			i = life_start(m, K_PAGE, pfn, ev);
 			m->lives[i].origin = O_REFSET;
+			m->lives[i].alloc_pid = ev->pid;
 			page_refcount(m, i, ev, role);
 			return;
 		}
@@ -549,6 +550,8 @@ static void page_event(struct tx_model *m, const struct tx_event *ev, enum tx_ro
 			return;
 		i = life_start(m, K_PAGE, pfn, ev);
 		m->lives[i].origin = role == R_REF_SET ? O_REFSET : O_UNKNOWN;
+		if (role == R_REF_SET)
+			m->lives[i].alloc_pid = ev->pid;
 	} else {
 		attach(m, i, ev);
 	}

@@ -94,9 +94,12 @@ static bool life_first_event(struct tx_output *o, const struct tx_life *l, struc
 	return false;
 }
 
+/* When a life is told: at its end, at the end of the trace, or on an anomaly while live. */
+enum when { AT_FREE, AT_TRACE_END, SO_FAR };
+
 /* "allocated 12.3 at foo+0x1a (40 of 64 bytes) by bash-140" and the end. */
 static void life_story(struct tx_output *o, const struct tx_model *m, const struct tx_life *l,
-		       bool at_end, char *buf, size_t size)
+		       enum when when, char *buf, size_t size)
 {
 	char t[32], who[64], sym[128];
 	struct tx_event ev;
@@ -124,7 +127,7 @@ static void life_story(struct tx_output *o, const struct tx_model *m, const stru
 		break;
 	case O_REFSET:
 		n += snprintf(buf + n, size - n, "refcount set %s by %s (no mm_page_alloc: bulk or compaction)",
-			      ts_str(l->first_ts, t, sizeof(t)), task(o, -1, who, sizeof(who)));
+			      ts_str(l->first_ts, t, sizeof(t)), task(o, l->alloc_pid, who, sizeof(who)));
 		break;
 	default:
 		n += snprintf(buf + n, size - n, "origin unknown (first seen %s)",
@@ -132,7 +135,9 @@ static void life_story(struct tx_output *o, const struct tx_model *m, const stru
 	}
 	if (n >= size)
 		return;
-	if (at_end) {
+	if (when == SO_FAR) {
+		snprintf(buf + n, size - n, ", live");
+	} else if (when == AT_TRACE_END) {
 		snprintf(buf + n, size - n, ", live at the end of the trace%s",
 			 l->origin != O_UNKNOWN ? " (leak candidate)" : "");
 	} else if (l->flags & L_UNTRACED_END) {
@@ -185,12 +190,12 @@ static void text_history(struct tx_output *o, const struct tx_life *l, uint64_t 
 }
 
 static void text_life(struct tx_output *o, const struct tx_model *m, const struct tx_life *l,
-		      bool at_end)
+		      enum when when)
 {
 	char name[160], story[512];
 
 	tx_life_label(m, l, name, sizeof(name));
-	life_story(o, m, l, at_end, story, sizeof(story));
+	life_story(o, m, l, when, story, sizeof(story));
 	fprintf(o->out, "%s, life %u: %s; %u event%s\n", name, l->nr, story, l->hist.total,
 		l->hist.total == 1 ? "" : "s");
 	text_history(o, l, NO_REF, "");
@@ -246,7 +251,7 @@ static const char *kind_name(const struct tx_life *l)
 }
 
 static void json_life(struct tx_output *o, const struct tx_model *m, FILE *f,
-		      const struct tx_life *l, bool at_end)
+		      const struct tx_life *l, enum when when)
 {
 	static const char *const origins[] = { "alloc", "refcount-set", "unknown" };
 	const char *cache = tx_cache_name(m, l->cache);
@@ -256,14 +261,14 @@ static void json_life(struct tx_output *o, const struct tx_model *m, FILE *f,
 	int a;
 
 	tx_life_label(m, l, name, sizeof(name));
-	life_story(o, m, l, at_end, story, sizeof(story));
+	life_story(o, m, l, when, story, sizeof(story));
 	fprintf(f, "{\"kind\": \"%s\", \"key\": \"0x%" PRIx64 "\", \"life\": %u, \"name\": ",
 		kind_name(l), l->key, l->nr);
 	tx_json_str(f, name);
 	fputs(", \"story\": ", f);
 	tx_json_str(f, story);
 	fprintf(f, ", \"origin\": \"%s\", \"state\": \"%s\"", origins[l->origin],
-		at_end ? "live" : (l->flags & L_UNTRACED_END) ? "ended-untraced" : "freed");
+		when != AT_FREE ? "live" : (l->flags & L_UNTRACED_END) ? "ended-untraced" : "freed");
 	if (l->kind == K_PAGE)
 		fprintf(f, ", \"pfn\": %" PRIu64 ", \"order\": %u", l->key, l->order);
 	if (cache) {
@@ -285,13 +290,13 @@ static void json_life(struct tx_output *o, const struct tx_model *m, FILE *f,
 				l->bytes_req, l->bytes_alloc);
 		}
 	}
-	if (!at_end && !(l->flags & L_UNTRACED_END))
+	if (when == AT_FREE && !(l->flags & L_UNTRACED_END))
 		fprintf(f, ", \"free_ts_ns\": %" PRIu64 ", \"free_pid\": %d", l->free_ts, l->free_pid);
 	if (l->ptr_kind == P_VMA && l->kind == K_PTR)
 		fprintf(f, ", \"vm_start\": \"0x%" PRIx64 "\", \"vm_end\": \"0x%" PRIx64 "\", \"mm\": \"0x%" PRIx64 "\"",
 			l->vm_start, l->vm_end, tx_vma_mm(m, l));
 	fprintf(f, ", \"leak_candidate\": %s, \"anomalies\": [",
-		at_end && l->origin != O_UNKNOWN ? "true" : "false");
+		when == AT_TRACE_END && l->origin != O_UNKNOWN ? "true" : "false");
 	for (a = 0; a < A_NR; a++) {
 		if (l->anomalies & (1U << a)) {
 			fprintf(f, "%s\"%s\"", sep, tx_anomaly_names[a]);
@@ -391,9 +396,9 @@ void tx_output_life(struct tx_output *o, const struct tx_model *m, const struct 
 	if (o->opt->json) {
 		fputs(o->first_obj ? "\n  " : ",\n  ", o->out);
 		o->first_obj = false;
-		json_life(o, m, o->out, l, at_end);
+		json_life(o, m, o->out, l, at_end ? AT_TRACE_END : AT_FREE);
 	} else {
-		text_life(o, m, l, at_end);
+		text_life(o, m, l, at_end ? AT_TRACE_END : AT_FREE);
 	}
 }
 
@@ -417,15 +422,13 @@ void tx_output_anomaly(struct tx_output *o, const struct tx_model *m, const stru
 		tx_json_str(o->anom, what);
 		fprintf(o->anom, ", \"after_lost_events\": %s, \"ref\": %" PRIu64 ", \"object\": ",
 			o->src->lost > l->lost_start ? "true" : "false", ref);
-		json_life(o, m, o->anom, l, false);
+		json_life(o, m, o->anom, l, l->state == S_LIVE ? SO_FAR : AT_FREE);
 		fputs("}", o->anom);
 		return;
 	}
-	life_story(o, m, l, false, story, sizeof(story));
+	life_story(o, m, l, l->state == S_LIVE ? SO_FAR : AT_FREE, story, sizeof(story));
 	fprintf(o->out, "ANOMALY %s: %s, life %u: %s%s\n", tx_anomaly_names[a], name, l->nr, what,
 		o->src->lost > l->lost_start ? " (events were lost meanwhile: may be an artefact)" : "");
-	if (l->state == S_LIVE)
-		life_story(o, m, l, true, story, sizeof(story));
 	fprintf(o->out, "  %s\n", story);
 	snprintf(mark, sizeof(mark), "   <== %s", tx_anomaly_names[a]);
 	text_history(o, l, ref, mark);
@@ -473,9 +476,9 @@ void tx_output_failure(struct tx_output *o, const struct tx_model *m, const stru
 	} else if (!o->opt->anomalies_only) {
 		if (ev) {
 			fprintf(o->out, "failed allocation%s:\n", have_fault ? " (injected)" : "");
-			text_event(o, ev, "");
 			if (have_fault)
 				text_event(o, &fault, "   <== injected fault");
+			text_event(o, ev, "   <== failed");
 		} else if (have_fault) {
 			fprintf(o->out, "injected fault (no failed allocation event follows):\n");
 			text_event(o, &fault, "");
