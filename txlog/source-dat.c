@@ -390,9 +390,10 @@ static void dat_info(struct tx_source *src, const struct tx_event *ev, char *buf
 /* Addresses and flag words read best in hex. */
 static bool dat_hex_field(const struct tep_format_field *f)
 {
+	/* pointers are flagged by libtraceevent; these are addresses in a long */
 	static const char *const names[] = {
-		"ptr", "call_site", "caller", "mapping", "flags", "gfp_flags", "gfp", "vma",
-		"mm", "mt", "folio", "page", "vm_start", "vm_end", "addr", "ip", "pte", NULL,
+		"call_site", "caller", "flags", "gfp_flags", "gfp", "vm_start", "vm_end",
+		"addr", "ip", "pte", NULL,
 	};
 	int i;
 
