@@ -154,9 +154,14 @@ dfptr=$(sed -n 's/^mm_provoke: slab-double-free ptr=//p' "$T/scenario.out")
 expect_status 1 "$txlog" --anomalies --ptr "$dfptr" "$dat"
 expect_grep "^ANOMALY double free: slab $dfptr mm_provoke, life 1: freed again\$" "$T/out"
 expect_grep 'kmem_cache_free .*name=mm_provoke   <== double free$' "$T/out"
-# One page of mm-pages, by pfn, as text.
+# One page of mm-pages, by pfn, as text; its vmas; the counts.
 expect_status 0 "$txlog" --pfn "${pfns%%,*}" --pid "$pid1" "$dat"
 expect_grep "^page ${pfns%%,*}, life [0-9]+: allocated [0-9.]+ by mm-pages-$pid1, freed [0-9.]+ by mm-pages-$pid1; [0-9]+ events\$" "$T/out"
+expect_status 0 "$txlog" --pid "$pid1" --event mmap:vma_store "$dat"
+expect_grep "^vma 0x[0-9a-f]+ \[0x[0-9a-f]+-0x[0-9a-f]+\) of mm 0x[0-9a-f]+, life [0-9]+: allocated [0-9.]+ at vm_area_dup\+0x[0-9a-f]+ .* by mm-pages-$pid1, freed [0-9.]+ by mm-pages-$pid1; 3 events\$" "$T/out"
+grep -qE '^(page|slab|mm) ' "$T/out" && fail "--event mmap:vma_store printed an object that is not a vma"
+expect_status 1 "$txlog" --summary --top 10 "$dat"
+[[ $(sed -n '/^ *events  caller/,/^$/p' "$T/out" | grep -cE '^ +[0-9]+  ') == 10 ]] || fail "--top 10: not 10 callers"
 
 # The timelines: the 16 pages, a lane each; the objects of the mm-pages that
 # had a fault injected, with the fault drawn across them.
