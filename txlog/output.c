@@ -406,9 +406,7 @@ void tx_output_anomaly(struct tx_output *o, const struct tx_model *m, const stru
 		       enum tx_anomaly a, uint64_t ref, const char *what)
 {
 	char name[160], story[512], mark[64];
-	const struct tx_stats *st = tx_model_stats(m);
 
-	(void)st;
 	if (o->svg)
 		tx_svg_anomaly(o->svg, o->src, m, l, a);
 	/* Leaks are told at the end; unknown origins only as a count. */

@@ -18,9 +18,8 @@ const char *const tx_field_names[F_NR] = {
 	[F_BYTES_ALLOC] = "bytes_alloc", [F_GFP_FLAGS] = "gfp_flags",
 	[F_COUNT] = "count", [F_VAL] = "val", [F_RET] = "ret", [F_VMA] = "vma",
 	[F_VM_START] = "vm_start", [F_VM_END] = "vm_end", [F_MM] = "mm", [F_MT] = "mt",
-	[F_CALLER] = "caller", [F_ACTION] = "action", [F_SIZE] = "size",
-	[F_MIGRATETYPE] = "migratetype", [F_ERRNO] = "errno", [F_PID_FIELD] = "pid",
-	[F_NAME] = "name", [F_COMM] = "comm", [F_FUNC] = "func", [F_BUF] = "buf",
+	[F_CALLER] = "caller", [F_PID_FIELD] = "pid",
+	[F_NAME] = "name", [F_COMM] = "comm", [F_BUF] = "buf",
 };
 
 /* === What each event means === */

@@ -64,8 +64,8 @@ enum tx_role {
 enum tx_field {
 	F_PFN, F_ORDER, F_PTR, F_CALL_SITE, F_BYTES_REQ, F_BYTES_ALLOC,
 	F_GFP_FLAGS, F_COUNT, F_VAL, F_RET, F_VMA, F_VM_START, F_VM_END,
-	F_MM, F_MT, F_CALLER, F_ACTION, F_SIZE, F_MIGRATETYPE, F_ERRNO, F_PID_FIELD,
-	F_NAME, F_COMM, F_FUNC, F_BUF,	/* strings from here on */
+	F_MM, F_MT, F_CALLER, F_PID_FIELD,
+	F_NAME, F_COMM, F_BUF,		/* strings from here on */
 	F_NR
 };
 #define F_FIRST_STRING	F_NAME
@@ -226,10 +226,7 @@ struct tx_life {
 #define L_EVENT_MATCH	0x0002	/* an event of an --event type */
 #define L_REFS		0x0004	/* page_ref events seen */
 #define L_SAW_ZERO	0x0008	/* refcount seen at 0 since last set */
-#define L_SELECTED	0x0010	/* matches the key filters */
-#define L_AFTER_LOSS	0x0020	/* events were lost while it lived */
-#define L_REPORTED	0x0040	/* already printed as an anomaly */
-#define L_UNTRACED_END	0x0080	/* ended without a free event (reallocated) */
+#define L_UNTRACED_END	0x0010	/* ended without a free event (reallocated) */
 
 /* Filters from the command line. */
 struct tx_range {
