@@ -26,6 +26,8 @@
  * race_list_try_merge() may fail and is marked ALLOW_ERROR_INJECTION, so
  * fail_function can delay its entry, inside the window: the targeted delay
  * of races/list-cancel.scenario.
+ * The racing paths are kept out of line, so that reports and traces name
+ * them.
  *
  * The request in service (the oldest) cannot be cancelled, so the queue is
  * never emptied by the canceller.
@@ -213,7 +215,7 @@ static noinline int race_list_try_merge(struct race_list_req *prev,
 }
 ALLOW_ERROR_INJECTION(race_list_try_merge, ERRNO);
 
-static int race_list_submit(u64 start, u32 len)
+static noinline int race_list_submit(u64 start, u32 len)
 {
 	struct race_list_req *req = kmem_cache_alloc(race_list_cache, GFP_KERNEL);
 	struct list_head *prev;
@@ -244,7 +246,7 @@ static int race_list_submit(u64 start, u32 len)
  * Cancel the newest request unless it is the one in service.  The bug: this
  * path does not take race_list_lock.
  */
-static int race_list_cancel(void)
+static noinline int race_list_cancel(void)
 {
 	struct race_list_req *last;
 

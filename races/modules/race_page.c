@@ -31,6 +31,8 @@
  * race_page_sync_for_cpu() may fail (a bad frame) and is marked
  * ALLOW_ERROR_INJECTION, so fail_function can delay its entry, inside the
  * window: the targeted delay of races/page-recycle.scenario.
+ * The racing paths are kept out of line, so that reports and traces name
+ * them.
  *
  * debugfs interface, /sys/kernel/debug/race_page/:
  *	ctl	write "refill" (put a pooled page in the empty slot), "consume"
@@ -159,7 +161,7 @@ ALLOW_ERROR_INJECTION(race_page_sync_for_cpu, ERRNO);
  * that clears the slot are not one atomic step, and race_page_lock is not
  * held, so the reclaim path can take the same reference in between.
  */
-static int race_page_consume(u64 *seq)
+static noinline int race_page_consume(u64 *seq)
 {
 	const struct race_page_frame *frame;
 	struct page *page;

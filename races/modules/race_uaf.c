@@ -24,6 +24,8 @@
  * race_uaf_get() may fail (too many readers) and is marked
  * ALLOW_ERROR_INJECTION, so fail_function can delay its entry: that is the
  * targeted delay of races/uaf-refcount.scenario.
+ * The racing paths are kept out of line, so that reports and traces name
+ * them.
  *
  * debugfs interface, /sys/kernel/debug/race_uaf/:
  *	ctl	write "open" (publish a new object) or "close" (unpublish it)
@@ -189,7 +191,7 @@ static int race_uaf_close(void)
  * The reader.  The bug: nothing keeps the object alive between the load of
  * race_uaf_current and the reference race_uaf_get() takes.
  */
-static int race_uaf_lookup(u64 *id)
+static noinline int race_uaf_lookup(u64 *id)
 {
 	struct race_uaf_obj *obj;
 	int err;

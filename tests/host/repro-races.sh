@@ -63,7 +63,7 @@ done
 if [[ -f build/kbuild-kasan/arch/x86/boot/bzImage ]]; then
 	opts=(--flavour kasan) tag=-kasan
 	reproduces uaf-refcount 'BUG: KASAN: use-after-free in race_uaf_get' \
-		'Freed by task' 'race_uaf_release'
+		'Allocated by task' 'Freed by task' 'belongs to the cache race_uaf_obj'
 else
 	echo "ok: (kasan flavour not built: its case was not run)"
 fi

@@ -13,6 +13,8 @@ summary_is() {
 	[[ $got == "$3" ]] || { cat "$1/summary"; fail "$1/summary: $2=$got, expected $3"; }
 	echo "ok: $2=$3"
 }
+# match_of DIR N: the oracle's evidence for attempt N, in $T/match.
+match_of() { sed -n 's/^match=//p' "$1/attempts/$2" >"$T/match"; }
 # outcomes DIR: the outcome column of attempts.tsv, one line.
 outcomes() { awk -F'\t' 'NR > 1 { printf "%s%s", sep, $4; sep = " " }' "$1/attempts.tsv"; }
 
@@ -55,6 +57,13 @@ bad_scenario '[workload]\n# only a comment\n' "no \[workload\] section, or an em
 bad_scenario '[workload]\ntrue\n[teardown]\n' "bad.scenario:3: unknown section '\[teardown\]'"
 bad_scenario 'a line of prose\n' "bad.scenario:1: expected 'key = value'"
 
+# The bash of every scenario's sections is shellcheck-clean.
+for f in races/*.scenario $sel/*.scenario; do
+	awk '/^\[[a-z]+\][[:space:]]*$/ { on = 1; print "# " $0; next } on' "$f" >"$T/sections.sh"
+	shellcheck -s bash -e SC2154 "$T/sections.sh" || fail "shellcheck: the sections of $f"
+done
+echo "ok: the scenarios' sections pass shellcheck"
+
 # --check prints what a scenario would run, without booting.
 expect_status 0 qemu/repro --check races/uaf-refcount.scenario
 expect_grep '^inject: +/.*/races/lib/fail-function-delay race_uaf_get 20000 -- \.\.\.$' "$T/out"
@@ -62,6 +71,8 @@ expect_grep '^module: +.*/races/modules/race_uaf.ko$' "$T/out"
 expect_grep '^oracle: +kernel refcount_t: addition on 0' "$T/out"
 expect_status 0 qemu/repro --check $sel/failslab.scenario
 expect_grep '^inject: +inject run failslab --cache shmem_inode_cache --times -1 -- \.\.\.$' "$T/out"
+expect_grep '^oracle: +output No space left on device$' "$T/out"
+expect_grep '^oracle: +exit nonzero$' "$T/out"
 expect_status 0 qemu/repro --help
 expect_grep '^Usage: qemu/repro' "$T/out"
 
@@ -111,14 +122,16 @@ summary_is "$T/until" stopped_early 1
 n=$(sed -n 's/^attempts=//p' "$T/until/summary")
 ((n >= 2 && n < 20)) || fail "--until 2 of 20 ran $n attempts"
 echo "ok: stopped after $n of 20 attempts"
-expect_grep '^exit: status 3$' <(sed -n 's/^match=//p' "$T/until/attempts/1")
+match_of "$T/until" 1
+expect_grep '^exit: status 3$' "$T/match"
 
 # --- 5. timeouts ------------------------------------------------------------
 # The 'timeout' oracle: a workload that outlives its 3 s reproduces.
 t0=$(date +%s)
 expect_status 0 qemu/repro --out "$T/hang" --runs 2 $sel/hang.scenario
 summary_is "$T/hang" reproduced 2
-expect_grep '^timeout: timeout$' <(sed -n 's/^match=//p' "$T/hang/attempts/2")
+match_of "$T/hang" 2
+expect_grep '^timeout: timeout$' "$T/match"
 (($(date +%s) - t0 < 120)) || fail "two 3-second attempts took $(($(date +%s) - t0)) s"
 # Without that oracle a timeout is its own outcome, not a reproduction.
 printf 'oracle = output never\ntimeout = 2\n[workload]\necho started\nsleep 60\n' >"$T/slow.scenario"
@@ -134,13 +147,15 @@ echo "ok: the attempt was stopped after $ms ms"
 # --- 6. a guest that dies: the kernel log comes from its console ------------
 expect_status 0 qemu/repro --out "$T/panic" --runs 1 $sel/panic.scenario
 summary_is "$T/panic" reproduced 1
-expect_grep '^kernel: Kernel panic - not syncing' <(sed -n 's/^match=//p' "$T/panic/attempts/1")
+match_of "$T/panic" 1
+expect_grep '^kernel: Kernel panic - not syncing' "$T/match"
 expect_grep 'sysrq: Trigger a crash' "$T/panic/first/console.log"
 
 # --- 7. injection on and off ------------------------------------------------
 expect_status 0 qemu/repro --out "$T/fs" --runs 2 $sel/failslab.scenario
 summary_is "$T/fs" reproduced 2
-expect_grep 'Cannot allocate memory' "$T/fs/first/output.log"
+expect_grep "mkdir: cannot create directory '/dev/shm/repro-selftest': No space left on device" \
+	"$T/fs/first/output.log"
 expect_grep 'inject: failslab: calls=[0-9]+ matched=[0-9]+ injected=[1-9]' "$T/fs/first/output.log"
 expect_status 1 qemu/repro --out "$T/fs-off" --runs 2 --no-inject $sel/failslab.scenario
 summary_is "$T/fs-off" reproduced 0
