@@ -5,7 +5,7 @@
  * The format is line based.  A directive starts in column 0; a line that
  * starts with white space continues the directive above it (prose is joined
  * with spaces, commands keep their line breaks).  '#' in column 0 starts a
- * comment.  See knowledge/README.md for the directives.
+ * comment.  The directives are described in tpdoc.1 and README.md.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -251,7 +251,8 @@ static int parse_system(const char *path, struct ksystem *s)
 
 			if (!line[strspn(line, " \t\r")])	/* blank line */
 				continue;
-			t = p.cont_is_cmd ? line + 1 : strip(line);
+			/* Commands keep their indentation, prose is joined. */
+			t = p.cont_is_cmd ? line : strip(line);
 			if (!p.cont)
 				perr(&p, "continuation line with nothing to continue: '%s'", strip(line));
 			else

@@ -3,8 +3,10 @@
  * mmload: small, predictable memory workloads that make MM tracepoints
  * fire; the knowledge files' workloads and example commands use it.
  *
- *   mmload anon MB [SECONDS]       touch MB of anonymous memory, hold, free
+ *   mmload anon MB [SECONDS]       touch MB of anonymous memory (asking for
+ *                                  huge pages: MADV_HUGEPAGE), hold, free
  *   mmload fragment MB [SECONDS]   touch MB, free every other page, hold
+ *   mmload locked-fragment MB [SECONDS]  the same, mlock()ed
  *   mmload khugepaged MB [SECONDS] small pages first, then MADV_HUGEPAGE:
  *                                  khugepaged may collapse them while we hold
  *   mmload collapse MB [SECONDS]   small pages, the first 32 of each 2 MiB
@@ -44,20 +46,29 @@ static void die(const char *what)
 
 static void usage(void)
 {
-	fputs("Usage: mmload anon|fragment|khugepaged|collapse|shmem-collapse MB [SECONDS]\n"
+	fputs("Usage: mmload anon|fragment|locked-fragment|khugepaged|collapse|shmem-collapse MB\n"
+	      "              [SECONDS]\n"
 	      "       mmload move MB NODE\n", stderr);
 	exit(2);
 }
 
-/* A 2 MiB aligned mapping of @len bytes. */
+/*
+ * A 2 MiB aligned mapping of @len bytes.  A shared (shmem) mapping gets a
+ * VMA of its own that starts at the aligned address, since a huge page of
+ * a file needs the address and the file offset aligned alike.
+ */
 static char *map_aligned(size_t len, int flags)
 {
-	char *p = mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE, flags, -1, 0);
+	char *p = mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *a;
 
 	if (p == MAP_FAILED)
 		die("mmap");
 	a = (char *)(((unsigned long)p + HPAGE - 1) & ~(HPAGE - 1));
+	if ((flags & MAP_SHARED) &&
+	    mmap(a, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED, -1, 0) == MAP_FAILED)
+		die("mmap(MAP_SHARED)");
 	return a;
 }
 
@@ -114,17 +125,23 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "shmem-collapse"))
 		flags = MAP_SHARED | MAP_ANONYMOUS;
 	else if (strcmp(mode, "anon") && strcmp(mode, "fragment") && strcmp(mode, "move") &&
+		 strcmp(mode, "locked-fragment") &&
 		 strcmp(mode, "khugepaged") && strcmp(mode, "collapse"))
 		usage();
 	p = map_aligned(len, flags);
 	/* All but anon and move start with small pages. */
-	if (strcmp(mode, "anon") && strcmp(mode, "move") && madvise(p, len, MADV_NOHUGEPAGE))
+	if (!strcmp(mode, "anon"))
+		madvise(p, len, MADV_HUGEPAGE);	/* THP may be off: not an error */
+	else if (strcmp(mode, "move") && madvise(p, len, MADV_NOHUGEPAGE))
 		die("madvise(MADV_NOHUGEPAGE)");
 	fill(p, len);
-	if (!strcmp(mode, "fragment")) {
+	if (strstr(mode, "fragment")) {
 		for (off = 0; off < len; off += 2 * page_size)
 			if (madvise(p + off, page_size, MADV_DONTNEED))
 				die("madvise(MADV_DONTNEED)");
+		/* Lock what is left, without faulting the holes back in. */
+		if (!strcmp(mode, "locked-fragment") && mlock2(p, len, MLOCK_ONFAULT))
+			die("mlock2(MLOCK_ONFAULT)");
 	} else if (!strcmp(mode, "move")) {
 		move_to_node(p, len, (int)secs);
 		secs = 0;
