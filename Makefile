@@ -8,11 +8,12 @@
 #                 (FLAVOUR=kasan: the KASAN flavour, beside it)
 #   make series   write build/linux's commits back to kernel-patches/
 #   make shell    an interactive root shell in the guest (= qemu/run)
+#   make tracepoint-docs  regenerate tracepoint-docs/events/ (boots a guest)
 #   make clean    remove build/ (kernel tree included)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-.PHONY: help deps kernel series stap-runtime tools demo check bench shell lint clean
+.PHONY: help deps kernel series stap-runtime tools demo check bench shell lint clean tracepoint-docs
 
 help:
 	@sed -n '3,/^[^#]/s/^# \{0,1\}//p' Makefile
@@ -33,9 +34,15 @@ stap-runtime: deps
 tools:
 	@$(MAKE) -s -C inject
 	@$(MAKE) -s -C txlog
+	@$(MAKE) -s -C tracepoint-docs
 
 demo: kernel stap-runtime tools
 	@qemu/demo
+
+# The reference of the MM tracepoints: examples captured in a guest, pages
+# written to tracepoint-docs/events/ (see tracepoint-docs/README.md).
+tracepoint-docs: kernel stap-runtime tools
+	@tracepoint-docs/generate
 
 # tests/run builds the kernel itself (as its first test), so that even a
 # broken build ends with the "N passed, N failed" line.
