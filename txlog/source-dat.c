@@ -29,6 +29,8 @@ struct tracecmd_input *tracecmd_alloc_fd(int fd, int flags);
 int tracecmd_read_headers(struct tracecmd_input *handle, int state);
 const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
 int tracecmd_cpus(struct tracecmd_input *handle);
+int tracecmd_get_file_compress_proto(struct tracecmd_input *handle, const char **name,
+				     const char **version);
 
 #define MAX_CPUS	8192		/* the kernel's NR_CPUS limit */
 
@@ -488,6 +490,7 @@ static void dat_close(struct tx_source *src)
 
 int tx_dat_open(struct tx_source *src, char *err, size_t errsize)
 {
+	const char *zname = NULL, *zversion = NULL;
 	struct tep_format_field *f;
 	struct tep_event *event;
 	struct stat st;
@@ -525,6 +528,16 @@ int tx_dat_open(struct tx_source *src, char *err, size_t errsize)
 		return -1;
 	}
 	d->cpu_records = xcalloc(src->ncpus, sizeof(*d->cpu_records));
+	/*
+	 * libtracecmd 3.1 decompresses a compressed file's event data into
+	 * memory chunk by chunk and never frees a chunk: memory then grows with
+	 * the trace, whatever txlog does.  Say so for a large file.
+	 */
+	if (!tracecmd_get_file_compress_proto(d->handle, &zname, &zversion) && zname &&
+	    strcmp(zname, "none") && st.st_size > (64 << 20))
+		warning("%s is compressed (%s): libtracecmd keeps its decompressed events in memory; "
+			"'trace-cmd convert --compression none' makes a file read with less",
+			src->path, zname);
 	/* The common fields are the same in every event: take them from any. */
 	n = tep_get_events_count(d->tep);
 	if (n <= 0) {
