@@ -13,6 +13,7 @@
 #include "tpdoc.h"
 
 #define HASH_MARK	"(knowledge hash 0x"
+#define PRINT_FMT_MARK	"Print format, as the kernel states it"
 
 /* Table cells: '|' would end the cell, a line break the row. */
 static void put_cell(FILE *out, const char *s)
@@ -143,6 +144,21 @@ static void put_print_fmt(FILE *out, const char *s)
 	}
 }
 
+/* The print format as a page shows it (malloc'ed). */
+char *markdown_print_fmt(const char *print_fmt)
+{
+	size_t len;
+	char *buf;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		die("out of memory");
+	put_print_fmt(f, print_fmt);
+	if (fclose(f))
+		die("out of memory");
+	return buf;
+}
+
 static int render_event(FILE *out, struct ksystem *s, struct kevent *e,
 			const char *dir, const struct strv *stap)
 {
@@ -192,7 +208,7 @@ static int render_event(FILE *out, struct ksystem *s, struct kevent *e,
 			errors++;
 		}
 	}
-	fputs("\nPrint format, as the kernel states it (value tables of __print_flags() and "
+	fputs("\n" PRINT_FMT_MARK " (value tables of __print_flags() and "
 	      "__print_symbolic() elided; `tpdoc show` prints them):\n\n```\n", out);
 	put_print_fmt(out, ev.print_fmt);
 	fputs("\n```\n\n", out);
@@ -375,7 +391,7 @@ int markdown_parse(const char *path, struct mdpage *page)
 	char *buf = read_file(path, NULL);
 	char *line, *next, *block = NULL;
 	struct mdevent *ev = NULL;
-	bool in_fence = false;
+	bool in_fence = false, fmt_next = false, fmt_block = false;
 
 	memset(page, 0, sizeof(*page));
 	if (!buf)
@@ -386,10 +402,12 @@ int markdown_parse(const char *path, struct mdpage *page)
 			*next++ = '\0';
 		if (in_fence) {
 			if (!strcmp(line, "```")) {
-				in_fence = false;
+				in_fence = fmt_block = false;
 				if (block)
 					strv_add(ev ? &ev->cmds : &page->cmds, block);
 				block = NULL;
+			} else if (fmt_block && ev && !ev->print_fmt) {
+				ev->print_fmt = xstrdup(line);
 			} else if (block) {
 				char *b = *block ? xasprintf("%s\n%s", block, line) : xstrdup(line);
 
@@ -401,6 +419,12 @@ int markdown_parse(const char *path, struct mdpage *page)
 		if (!strncmp(line, "```", 3)) {
 			in_fence = true;
 			block = !strcmp(line, "```sh") ? xstrdup("") : NULL;
+			fmt_block = fmt_next && !block;
+			fmt_next = false;
+			continue;
+		}
+		if (ev && !strncmp(line, PRINT_FMT_MARK, strlen(PRINT_FMT_MARK))) {
+			fmt_next = true;
 			continue;
 		}
 		if (!page->has_hash && strstr(line, HASH_MARK)) {

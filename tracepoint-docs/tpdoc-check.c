@@ -70,6 +70,16 @@ static void check_event(struct check *c, const char *tdir, const char *sys,
 		return;
 	}
 	c->events++;
+	if (me->print_fmt) {
+		char *fmt = markdown_print_fmt(ev.print_fmt);
+
+		if (strcmp(fmt, me->print_fmt))
+			drift(c, "%s:%s: the print format differs: the page has\n    %s\n  the kernel\n    %s",
+			      sys, me->name, me->print_fmt, fmt);
+		free(fmt);
+	} else {
+		drift(c, "%s:%s: the page shows no print format", sys, me->name);
+	}
 	for (i = 0; i < ev.nr_fields; i++) {
 		struct lfield *lf = &ev.fields[i];
 		struct mdfield *mf = page_field(me, lf->name);

@@ -151,6 +151,7 @@ struct mdfield {
 
 struct mdevent {
 	char *name;
+	char *print_fmt;	/* as shown: value tables elided */
 	struct mdfield *fields;
 	int nr_fields;
 	struct strv cmds;	/* fenced sh blocks of the section */
@@ -169,6 +170,7 @@ int markdown_render(FILE *out, struct ksystem *s, const char *dir,
 		    const struct strv *stap);
 int markdown_index(FILE *out, struct knowledge *k, const char *release);
 int markdown_parse(const char *path, struct mdpage *page);
+char *markdown_print_fmt(const char *print_fmt);
 
 /* === the commands === */
 

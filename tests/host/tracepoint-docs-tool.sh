@@ -73,10 +73,22 @@ expect_status 1 "$bin" examples -o "$T/x" kmem
 
 # --- the drift check, on a tracing directory made from the pages ---------
 # Each field row "| `name` | `type` | size | yes/no | ..." of each "## event"
-# becomes a line of events/SYSTEM/EVENT/format; other-systems get an event.
+# becomes a line of events/SYSTEM/EVENT/format, and the print format shown
+# its print fmt, with N dummy values where the page elided N of them;
+# other-systems get an event.
 mkfmt() {	# mkfmt PAGE DIR: one format file per event of PAGE
 	awk -v dir="$2" '
-	function flush() { if (ev != "") { print "\nprint fmt: \"x\"" > f; close(f) } }
+	function unelide(s,   out, n, i) {
+		while (match(s, /\{ [0-9]+ values elided \}/)) {
+			n = substr(s, RSTART + 2, RLENGTH - 2) + 0; out = out substr(s, 1, RSTART - 1)
+			for (i = 0; i < n; i++) out = out (i ? ", " : "") "{ " i ", \"v\" }"
+			s = substr(s, RSTART + RLENGTH)
+		}
+		return out s
+	}
+	function flush() { if (ev != "") { print "\nprint fmt: " unelide(fmt) > f; close(f) } }
+	/^Print format, as the kernel states it/ { want = 1; next }
+	want && /^```$/ { getline fmt; want = 0; next }
 	/^# [a-z_0-9]+:/ { sys = substr($2, 1, length($2) - 1) }
 	/^## [a-z_0-9]+$/ {
 		flush(); ev = $2; f = dir "/events/" sys "/" ev "/format"
@@ -139,6 +151,9 @@ sed -i '/field:int node;/d' "$f"
 drifts "kmem:kmalloc: field 'node' is in the page, not in the kernel"
 sed -i 's/^\tfield:size_t bytes_req;.*$/&\n\tfield:int site_id;\toffset:64;\tsize:4;\tsigned:1;/' "$f"
 drifts "kmem:kmalloc: field 'site_id' \\(int\\) is in the kernel, not in the page"
+rm -rf "$fake" && cp -a "$T/pristine" "$fake"
+sed -i 's/call_site=%pS/call_site=%lx/' "$fake/events/kmem/kfree/format"
+drifts "kmem:kfree: the print format differs"
 rm -rf "$fake" && cp -a "$T/pristine" "$fake"
 cp -a "$fake/events/kmem/kfree" "$fake/events/kmem/kmalloc_node"
 rm -rf "$fake/events/compaction/mm_compaction_begin"
