@@ -61,15 +61,6 @@ static const char *ts_str(uint64_t ns, char *buf, size_t size)
 	return buf;
 }
 
-static const char *sym_or_hex(struct tx_output *o, const struct tx_event *ev, enum tx_field f,
-			      uint64_t addr, char *buf, size_t size)
-{
-	if (ev && o->src->ops->symbol(o->src, ev, f, addr, buf, size))
-		return buf;
-	snprintf(buf, size, "0x%" PRIx64, addr);
-	return buf;
-}
-
 static uint64_t str_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL;
@@ -79,19 +70,29 @@ static uint64_t str_hash(const char *s)
 	return h;
 }
 
-/* The first event of a life, read again, to name the allocating call site. */
-static bool life_first_event(struct tx_output *o, const struct tx_life *l, struct tx_event *ev)
+/*
+ * The symbol of a life's allocating call site, or NULL.  trace.dat
+ * symbols come from kallsyms; a txrec event carries its own (call_site_sym),
+ * so its allocation event is read again.
+ */
+static const char *alloc_site(struct tx_output *o, const struct tx_life *l, char *buf, size_t size)
 {
+	const char *s = NULL;
+	struct tx_event ev;
 	uint32_t i;
 
-	for (i = 0; i < l->hist.n && i < 4; i++) {
-		if (o->src->ops->reread(o->src, l->hist.ref[i], ev))
+	if (!l->caller)
+		return NULL;
+	if (o->src->kind == SRC_DAT)
+		return o->src->ops->symbol(o->src, NULL, F_CALL_SITE, l->caller, buf, size);
+	for (i = 0; i < l->hist.n && i < 4 && !s; i++) {
+		if (o->src->ops->reread(o->src, l->hist.ref[i], &ev))
 			continue;
-		if (l->alloc_type && ev->type->id + 1 == l->alloc_type)
-			return true;
-		o->src->ops->release(o->src, ev);
+		if (l->alloc_type && ev.type->id + 1 == l->alloc_type)
+			s = o->src->ops->symbol(o->src, &ev, F_CALL_SITE, l->caller, buf, size);
+		o->src->ops->release(o->src, &ev);
 	}
-	return false;
+	return s;
 }
 
 /* When a life is told: at its end, at the end of the trace, or on an anomaly while live. */
@@ -102,7 +103,6 @@ static void life_story(struct tx_output *o, const struct tx_model *m, const stru
 		       enum when when, char *buf, size_t size)
 {
 	char t[32], who[64], sym[128];
-	struct tx_event ev;
 	size_t n = 0;
 
 	(void)m;
@@ -110,13 +110,7 @@ static void life_story(struct tx_output *o, const struct tx_model *m, const stru
 	case O_ALLOC:
 		n += snprintf(buf + n, size - n, "allocated %s", ts_str(l->alloc_ts, t, sizeof(t)));
 		if (l->kind == K_PTR && l->caller) {
-			const char *s = NULL;
-
-			if (life_first_event(o, l, &ev)) {
-				s = sym_or_hex(o, &ev, F_CALL_SITE, l->caller, sym, sizeof(sym));
-				o->src->ops->release(o->src, &ev);
-			}
-			if (!s)
+			if (!alloc_site(o, l, sym, sizeof(sym)))
 				snprintf(sym, sizeof(sym), "0x%" PRIx64, l->caller);
 			n += snprintf(buf + n, size - n, " at %s", sym);
 		}
@@ -256,7 +250,6 @@ static void json_life(struct tx_output *o, const struct tx_model *m, FILE *f,
 	static const char *const origins[] = { "alloc", "refcount-set", "unknown" };
 	const char *cache = tx_cache_name(m, l->cache);
 	char name[160], story[512], sym[128];
-	struct tx_event ev;
 	const char *sep = "";
 	int a;
 
@@ -279,12 +272,9 @@ static void json_life(struct tx_output *o, const struct tx_model *m, FILE *f,
 		fprintf(f, ", \"alloc_ts_ns\": %" PRIu64 ", \"alloc_pid\": %d", l->alloc_ts, l->alloc_pid);
 		if (l->kind == K_PTR && l->caller) {
 			fprintf(f, ", \"alloc_call_site\": \"0x%" PRIx64 "\"", l->caller);
-			if (life_first_event(o, l, &ev)) {
-				if (o->src->ops->symbol(o->src, &ev, F_CALL_SITE, l->caller, sym, sizeof(sym))) {
-					fputs(", \"alloc_call_site_sym\": ", f);
-					tx_json_str(f, sym);
-				}
-				o->src->ops->release(o->src, &ev);
+			if (alloc_site(o, l, sym, sizeof(sym))) {
+				fputs(", \"alloc_call_site_sym\": ", f);
+				tx_json_str(f, sym);
 			}
 			fprintf(f, ", \"bytes_req\": %" PRIu64 ", \"bytes_alloc\": %" PRIu64,
 				l->bytes_req, l->bytes_alloc);
@@ -345,7 +335,6 @@ void tx_output_begin(struct tx_output *o)
 static void leak_count(struct tx_output *o, const struct tx_model *m, const struct tx_life *l)
 {
 	char what[192], sym[128], who[64];
-	struct tx_event ev;
 	struct leak_row *r;
 	uint64_t h;
 	uint32_t i;
@@ -353,10 +342,10 @@ static void leak_count(struct tx_output *o, const struct tx_model *m, const stru
 	if (l->kind == K_PAGE) {
 		snprintf(what, sizeof(what), "pages of order %u allocated by %s", l->order,
 			 l->alloc_pid >= 0 ? o->src->ops->comm(o->src, l->alloc_pid) : "?");
-	} else if (l->caller && life_first_event(o, l, &ev)) {
-		snprintf(what, sizeof(what), "%s %s", kind_name(l),
-			 sym_or_hex(o, &ev, F_CALL_SITE, l->caller, sym, sizeof(sym)));
-		o->src->ops->release(o->src, &ev);
+	} else if (l->caller) {
+		if (!alloc_site(o, l, sym, sizeof(sym)))
+			snprintf(sym, sizeof(sym), "0x%" PRIx64, l->caller);
+		snprintf(what, sizeof(what), "%s %s", kind_name(l), sym);
 	} else {
 		snprintf(what, sizeof(what), "%s by %s", kind_name(l),
 			 task(o, l->alloc_pid, who, sizeof(who)));

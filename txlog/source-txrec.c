@@ -279,11 +279,11 @@ static const char *txrec_comm(struct tx_source *src, int pid)
 static const char *txrec_symbol(struct tx_source *src, const struct tx_event *ev,
 				enum tx_field f, uint64_t addr, char *buf, size_t size)
 {
-	const struct txrec_line *l = ev->priv;
+	const struct txrec_line *l = ev ? ev->priv : NULL;
 
 	(void)src;
 	(void)addr;
-	if (!l->sym[f])
+	if (!l || !l->sym[f])
 		return NULL;
 	snprintf(buf, size, "%s", l->sym[f]);
 	return buf;
