@@ -21,16 +21,14 @@ expect_grep '^fault-report: 1 injected by the fault-injection framework, 0 other
 #    guest by the workload: the 2nd inode allocation of mmcalls fails; only
 #    the NULL it causes tells fault-report about it.
 mod=mmfi_fr_failat
-(cd build/stap-scripts && stap -p4 -g -R "$(qemu/stap-runtime)" -r "$TOP/build/kbuild" \
+runtime=$(qemu/stap-runtime)
+(cd build/stap-scripts && stap -p4 -g -R "$runtime" -r "$TOP/build/kbuild" \
 	-I "$TOP/stap-scripts/tapset" -m $mod "$TOP/stap-scripts/fail-at.stp" \
 	slab caller=shmem_alloc_inode comm=mmcalls nth=2 >/dev/null) ||
 	fail "fail-at.stp did not compile"
 ko=$TOP/build/stap-scripts/$mod.ko
-stap_run 0 "${FR[@]}" comm=mmcalls -- sh -c "
-	staprun -o /dev/shm/failat.out $ko & sp=\$!
-	for i in \$(seq 300); do grep -q '^fail-at: armed' /dev/shm/failat.out 2>/dev/null && break; sleep 0.1; done
-	$MMCALLS files /dev/shm 3
-	kill -INT \$sp; wait \$sp; sed 's/^/failat: /' /dev/shm/failat.out"
+wait_armed="for i in \$(seq 300); do grep -q '^fail-at: armed' /dev/shm/failat.out 2>/dev/null && break; sleep 0.1; done"
+stap_run 0 "${FR[@]}" comm=mmcalls -- sh -c "staprun -o /dev/shm/failat.out $ko & sp=\$!; $wait_armed; $MMCALLS files /dev/shm 3; kill -INT \$sp; wait \$sp; sed 's/^/failat: /' /dev/shm/failat.out"
 expect_grep '^failat: fail-at: armed: slab caller=shmem_alloc_inode \(comm=mmcalls\)$' "$T/out"
 expect_grep '^create f2 ENOSPC$' "$T/out"
 expect_grep '^failat: txrec .* event=stap:inject func=should_failslab .*caller_sym=shmem_alloc_inode\+' "$T/out"

@@ -23,7 +23,7 @@ share=$(grep -nE "comm=mmcalls event=page_ref:page_ref_mod pfn=$pfn val=1 count=
 # the parent's munmap(): the last reference goes, then the page is freed
 last=$(grep -nE "comm=mmcalls event=page_ref:page_ref_mod_and_test pfn=$pfn val=-1 ret=1 count=0 " "$T/tx" | head -n1 | cut -d: -f1)
 free=$(grep -nE "comm=mmcalls event=kmem:mm_page_free(_batched)? pfn=$pfn " "$T/tx" | head -n1 | cut -d: -f1)
-unmap=$(grep -nE "comm=mmcalls event=stap:page_remove_rmap pfn=$pfn .*caller_sym=zap_pte_range\\+" "$T/tx" | head -n1 | cut -d: -f1)
+unmap=$(grep -nE "comm=mmcalls event=stap:page_remove_rmap pfn=$pfn .*caller_sym=(zap_pte_range|zap_pmd_range|unmap_page_range)\\+" "$T/tx" | head -n1 | cut -d: -f1)
 if [[ -z $share || -z $last || -z $free || -z $unmap ]] || ! ((share < unmap && unmap < last && last < free)); then
 	cat "$T/tx"
 	fail "page history of $pfn: fork reference at line '${share}', unmap at '${unmap}', last put at '${last}', free at '${free}'"

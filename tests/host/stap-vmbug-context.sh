@@ -9,9 +9,7 @@ VC=(stap-scripts/vmbug-context.stp)
 
 ko=$(qemu/build-module tests/workloads/vmbug-trigger) || fail "building tests/workloads/vmbug-trigger failed"
 D=/sys/kernel/debug/vmbug_trigger
-stap_run 0 "${VC[@]}" -- sh -c "insmod $ko &&
-	sh -c 'echo 1 >$D/warn'; echo warn-rc=\$?
-	sh -c 'echo 1 >$D/bug_page'; echo bug-rc=\$?"
+stap_run 0 "${VC[@]}" -- sh -c "insmod $ko && sh -c 'echo 1 >$D/warn'; echo warn-rc=\$?; sh -c 'echo 1 >$D/bug_page'; echo bug-rc=\$?"
 expect_grep '^warn-rc=0$' "$T/out"
 expect_grep '^bug-rc=139$' "$T/out"	# the BUG killed the writer (SIGSEGV)
 

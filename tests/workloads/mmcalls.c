@@ -7,7 +7,6 @@
  *
  *   mmcalls files DIR N     create DIR/f1..fN, then mkdir DIR/d1, DIR/d2
  *   mmcalls pipe N          write N pages into a pipe nobody reads (N <= 16)
- *   mmcalls mmap N          mmap and touch N shared anonymous pages, one by one
  *   mmcalls trunc FILE N    N rounds of ftruncate(FILE) then truncate(FILE),
  *                           each line with the call's duration in ns
  *   mmcalls page [CTL]      fault in one anonymous page, print its pfn (from
@@ -100,27 +99,6 @@ static void do_pipe(int n)
 		printf("write %d %s\n", i, result(write(fds[1], page, sizeof(page)) == sizeof(page)));
 	close(fds[0]);
 	close(fds[1]);
-}
-
-static void do_mmap(int n)
-{
-	long pagesize = sysconf(_SC_PAGESIZE);
-	char *p;
-	int i;
-
-	/*
-	 * Shared: a private anonymous mapping next to another one would be
-	 * merged into it, without a new VMA (vm_area_alloc()).
-	 */
-	for (i = 1; i <= n; i++) {
-		p = mmap(NULL, pagesize, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-		printf("mmap %d %s\n", i, result(p != MAP_FAILED));
-		if (p != MAP_FAILED) {
-			p[0] = 1;
-			munmap(p, pagesize);
-		}
-	}
 }
 
 static void do_trunc(const char *file, int n)
@@ -279,8 +257,6 @@ int main(int argc, char **argv)
 		do_files(argv[2], count_arg(argv[3], 100));
 	else if (argc == 3 && !strcmp(argv[1], "pipe"))
 		do_pipe(count_arg(argv[2], 16));
-	else if (argc == 3 && !strcmp(argv[1], "mmap"))
-		do_mmap(count_arg(argv[2], 100));
 	else if (argc == 4 && !strcmp(argv[1], "trunc"))
 		do_trunc(argv[2], count_arg(argv[3], 1000));
 	else if ((argc == 2 || argc == 3) && !strcmp(argv[1], "page"))
@@ -290,7 +266,7 @@ int main(int argc, char **argv)
 	else if (argc == 3 && !strcmp(argv[1], "anon"))
 		do_anon(count_arg(argv[2], 1024));
 	else {
-		fprintf(stderr, "usage: mmcalls files DIR N | pipe N | mmap N | trunc FILE N | page [CTL] | churn | anon MB\n");
+		fprintf(stderr, "usage: mmcalls files DIR N | pipe N | trunc FILE N | page [CTL] | churn | anon MB\n");
 		return 2;
 	}
 	return 0;
