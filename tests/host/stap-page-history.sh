@@ -36,7 +36,7 @@ expect_grep "comm=mmcalls event=page_ref:page_ref_mod_and_test pfn=$pfn val=-1 r
 stap_run 0 "${PH[@]}" comm=mmcalls format=human -- "$MMCALLS" page
 expect_count 0 '^txrec ' "$T/out"
 expect_grep '^ +[0-9]+\.[0-9]{6} mmcalls\[[0-9]+\] cpu[0-9]+ exceptions:page_fault_user address=0x[0-9a-f]+ ip=0x[0-9a-f]+ error_code=0x[0-9a-f]+ caller=' "$T/out"
-expect_grep ' mmcalls\[[0-9]+\] cpu[0-9]+ kmem:mm_page_alloc pfn=0x[0-9a-f]+ order=0 gfp_flags=GFP_HIGHUSER_MOVABLE[^ ]* .* flags=0x[0-9a-f]+\([^ ]*\) caller=do_anonymous_page\+' "$T/out"
+expect_grep ' mmcalls\[[0-9]+\] cpu[0-9]+ kmem:mm_page_alloc pfn=0x[0-9a-f]+ order=0 gfp_flags=GFP_HIGHUSER_MOVABLE[^ ]* .* flags=0x[0-9a-f]+\([^ ]*\) caller=(do_anonymous_page|__handle_mm_fault|handle_mm_fault)\+' "$T/out"
 expect_grep ' mmcalls\[[0-9]+\] cpu[0-9]+ mmap:vma_store mt=0x[0-9a-f]+ vma=0x[0-9a-f]+ vm_start=0x[0-9a-f]+ vm_end=0x[0-9a-f]+ caller=[a-z_]' "$T/out"
 expect_grep ' mmcalls\[[0-9]+\] cpu[0-9]+ mmap:exit_mmap mm=0x[0-9a-f]+ caller=' "$T/out"
 expect_grep '^page-history: [1-9][0-9]* events$' "$T/out"
