@@ -10,6 +10,9 @@ MMFI_SRC=$MMFI_BUILD/linux             # git tree made from linux-source
 MMFI_INITRAMFS=$MMFI_BUILD/initramfs.cpio.gz
 MMFI_RUNDIRS=$MMFI_BUILD/run           # one directory per guest
 MMFI_STAP_RUNTIME=$MMFI_BUILD/stap-runtime
+# The patched tapsets (qemu/stap-runtime makes them; stap reads this).
+MMFI_STAP_TAPSET=$MMFI_BUILD/stap-tapset
+export SYSTEMTAP_TAPSET=$MMFI_STAP_TAPSET
 MMFI_TARBALL=${MMFI_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 MMFI_FLAVOURS="default kasan"
 

@@ -4,6 +4,8 @@
 set -uo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$TOP" || exit 1
+# stap reads the patched tapsets that qemu/stap-runtime makes (see there).
+export SYSTEMTAP_TAPSET=${MMFI_BUILD:-$TOP/build}/stap-tapset
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 

@@ -58,7 +58,7 @@ bad_scenario '[workload]\ntrue\n[teardown]\n' "bad.scenario:3: unknown section '
 bad_scenario 'a line of prose\n' "bad.scenario:1: expected 'key = value'"
 
 # The bash of every scenario's sections is shellcheck-clean.
-for f in races/*.scenario $sel/*.scenario; do
+for f in races/*.scenario "$sel"/*.scenario; do
 	awk '/^\[[a-z]+\][[:space:]]*$/ { on = 1; print "# " $0; next } on' "$f" >"$T/sections.sh"
 	shellcheck -s bash -e SC2154 "$T/sections.sh" || fail "shellcheck: the sections of $f"
 done
@@ -66,7 +66,7 @@ echo "ok: the scenarios' sections pass shellcheck"
 
 # --check prints what a scenario would run, without booting.
 expect_status 0 qemu/repro --check races/uaf-refcount.scenario
-expect_grep '^inject: +/.*/races/lib/fail-function-delay race_uaf_get 20000 -- \.\.\.$' "$T/out"
+expect_grep '^inject: +/.*/races/lib/fail-function-delay race_uaf_get 100000 -- \.\.\.$' "$T/out"
 expect_grep '^module: +.*/races/modules/race_uaf.ko$' "$T/out"
 expect_grep '^oracle: +kernel refcount_t: addition on 0' "$T/out"
 expect_status 0 qemu/repro --check $sel/failslab.scenario
