@@ -61,6 +61,9 @@ lint:
 	@grep -rlE --exclude-dir=build --exclude-dir=.git '^#!(/usr/bin/env |/bin/)(ba)?sh' \
 		qemu tests bench inject races stap-scripts tracepoint-docs txlog .ci 2>/dev/null | \
 		xargs shellcheck -x tests/lib.sh tests/guest/lib.bash
+	@git ls-files -s | awk '$$1 == "100644" {print $$4}' | \
+		while read -r f; do head -c2 "$$f" | grep -q '^#!' && echo "$$f"; done | \
+		sed 's/^/not executable (git update-index --chmod=+x): /' | grep . && exit 1 || true
 
 clean:
 	rm -rf build
