@@ -206,6 +206,16 @@ mmfi_qemu_cmdline() {
 	fi
 }
 
+# mmfi_shquote WORD...: the words quoted for any POSIX sh (dash included),
+# each as ' word' with ' written as '\''.  printf %q may produce $'...',
+# which dash does not understand; staprun runs stap -c commands with /bin/sh.
+mmfi_shquote() {
+	local w sq="'\\''"
+	for w in "$@"; do
+		printf " '%s'" "${w//\'/$sq}"
+	done
+}
+
 # mmfi_write_request DIR NAME CWD CMD...: prepare DIR/req/NAME/cmd, a
 # script that runs CMD in CWD (when the guest can see it).
 mmfi_write_request() {
