@@ -146,6 +146,9 @@ int child_wait(pid_t pid, int output_fd, struct child_result *res)
 {
 	size_t size = 0;
 	char buf[4096];
+	siginfo_t info;
+	sigset_t old;
+	int ret, err;
 	ssize_t n;
 
 	memset(res, 0, sizeof(*res));
@@ -177,11 +180,23 @@ int child_wait(pid_t pid, int output_fd, struct child_result *res)
 		res->output[res->output_len] = '\0';
 		close(output_fd);
 	}
-	while (waitpid(pid, &res->status, 0) < 0) {
+	/*
+	 * Wait without reaping first: until the handlers have forgotten the
+	 * pid, it must not be free for reuse (they would signal its new owner).
+	 */
+	while (waitid(P_PID, pid, &info, WEXITED | WNOWAIT) < 0) {
 		if (errno != EINTR)
 			return -1;
 	}
+	session_block_signals(&old);
 	session_forget_child();
+	ret = waitpid(pid, &res->status, 0);
+	err = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (ret < 0) {
+		errno = err;
+		return -1;
+	}
 	if (WIFEXITED(res->status))
 		res->exit_code = WEXITSTATUS(res->status);
 	else if (WIFSIGNALED(res->status))

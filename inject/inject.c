@@ -43,7 +43,7 @@ void die(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("", fmt, ap);
 	va_end(ap);
-	exit(EXIT_TROUBLE);
+	session_exit(EXIT_TROUBLE);
 }
 
 /* Report a bad argument (or a refused value) and exit 2. */
@@ -54,7 +54,7 @@ void die_usage(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("", fmt, ap);
 	va_end(ap);
-	exit(EXIT_USAGE);
+	session_exit(EXIT_USAGE);
 }
 
 void warning(const char *fmt, ...)
@@ -158,6 +158,8 @@ int main(int argc, char **argv)
 	const struct command *c;
 	int i;
 
+	/* Before anything else: see session_catch_signals(). */
+	session_catch_signals();
 	if (argc < 2) {
 		usage_print(NULL, true);
 		return EXIT_USAGE;

@@ -150,7 +150,8 @@ struct inject_session {
 	bool persistent;		/* keep the armed state (inject arm) */
 };
 
-void session_install_handlers(void);
+void session_catch_signals(void);
+void session_exit(int code) __attribute__((noreturn));
 void session_block_signals(sigset_t *old);
 void session_arm(struct inject_session *s);
 void session_restore(struct inject_session *s);

@@ -2,12 +2,15 @@
 /*
  * session.c: arm a capability and always put it back.
  *
- * The previous values of every file a plan touches are read with
- * SIGINT/SIGTERM/SIGHUP blocked, kept in memory and written to
- * /run/inject/<CAP>.saved (so that 'inject reset --restore' can recover
- * after a SIGKILL of inject).  The handlers are installed before the first
- * write; a handler restores the settings, stops the command, removes the
- * tracefs instance and then dies of the same signal.
+ * main() takes SIGINT/SIGTERM/SIGHUP over before anything else, so that
+ * inject dies of such a signal at any point of its life.  The previous
+ * values of every file a plan touches are read with those signals blocked,
+ * kept in memory and written to /run/inject/<CAP>.saved (so that 'inject
+ * reset --restore' can recover after a SIGKILL of inject).  A handler
+ * restores the settings (once something is armed), stops the command,
+ * removes the tracefs instance and then dies of the same signal.  A signal
+ * that arrives while they are blocked stays pending and is delivered when
+ * they are unblocked, also on the way out through die().
  */
 #include <errno.h>
 #include <signal.h>
@@ -27,14 +30,20 @@ static char trace_path[PATH_MAX];
 static const int handled[] = { SIGINT, SIGTERM, SIGHUP };
 #define NR_HANDLED (int)(sizeof(handled) / sizeof(handled[0]))
 
+static void handled_set(sigset_t *set)
+{
+	int i;
+
+	sigemptyset(set);
+	for (i = 0; i < NR_HANDLED; i++)
+		sigaddset(set, handled[i]);
+}
+
 static void block_handled(sigset_t *old)
 {
 	sigset_t set;
-	int i;
 
-	sigemptyset(&set);
-	for (i = 0; i < NR_HANDLED; i++)
-		sigaddset(&set, handled[i]);
+	handled_set(&set);
 	sigprocmask(SIG_BLOCK, &set, old);
 }
 
@@ -60,14 +69,20 @@ static void on_signal(int sig)
 }
 
 /**
- * session_install_handlers() - catch SIGINT, SIGTERM and SIGHUP from now on
+ * session_catch_signals() - catch SIGINT, SIGTERM and SIGHUP from now on
  *
- * Until session_arm() has something to restore, a handler only removes the
- * tracefs instance (if any) and dies of the signal.
+ * Called first thing in main().  A shell starts a background command with
+ * SIGINT (and SIGQUIT) ignored, and the kernel discards a signal that is
+ * ignored when it is sent: if inject left the inherited disposition alone
+ * until it arms, an early 'kill -INT' would be lost and the command would
+ * run to its end.  The signals are also unblocked, in case the parent left
+ * them blocked.  Until session_arm() has something to restore, a handler
+ * only removes the tracefs instance (if any) and dies of the signal.
  */
-void session_install_handlers(void)
+void session_catch_signals(void)
 {
 	struct sigaction sa;
+	sigset_t set;
 	int i;
 
 	memset(&sa, 0, sizeof(sa));
@@ -75,6 +90,26 @@ void session_install_handlers(void)
 	sigfillset(&sa.sa_mask);
 	for (i = 0; i < NR_HANDLED; i++)
 		sigaction(handled[i], &sa, NULL);
+	handled_set(&set);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/**
+ * session_exit() - exit(), but die of a signal that is pending
+ * @code: the exit status
+ *
+ * die() can be called while the signals are blocked (in session_arm());
+ * unblocking them first delivers a signal that arrived meanwhile, whose
+ * handler restores (if anything is armed) and dies of it, so that inject
+ * exits with 128+N whenever it got signal N.
+ */
+void session_exit(int code)
+{
+	sigset_t set;
+
+	handled_set(&set);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	exit(code);
 }
 
 void session_block_signals(sigset_t *old)
@@ -157,7 +192,7 @@ void report_write_error(const struct fault_plan *plan)
 		fprintf(stderr, "%s: %s: kernel refused '%s' (%s)%s%s; previous settings restored\n",
 			argv0, w->path, w->value, errno_name(err),
 			hint ? ": " : "", hint ? hint : "");
-		exit(EXIT_USAGE);
+		session_exit(EXIT_USAGE);
 	}
 	die("%s: cannot write '%s': %s (%s)", w->path, w->value, strerror(err),
 	    errno_name(err));
@@ -202,7 +237,6 @@ void session_arm(struct inject_session *s)
 
 	restored = 0;
 	active = s;
-	session_install_handlers();
 	sigprocmask(SIG_SETMASK, &old, NULL);
 
 	if (fault_plan_apply(&s->arm)) {

@@ -225,12 +225,13 @@ fail:
 }
 
 /**
- * trace_open_guarded() - trace_open() with the signal handlers in place
+ * trace_open_guarded() - trace_open() with the signals blocked
  * @cap_name: as for trace_open()
  * @stacks: as for trace_open()
  *
- * Installs inject's handlers first and blocks them while the instance is
- * created, so that a signal at any point removes the instance.
+ * Blocks inject's signals (caught since main()) while the instance is
+ * created and its path handed to the handler, so that a signal at any
+ * point removes the instance.
  */
 struct trace_session *trace_open_guarded(const char *cap_name, bool stacks)
 {
@@ -238,7 +239,6 @@ struct trace_session *trace_open_guarded(const char *cap_name, bool stacks)
 	sigset_t old;
 	int err;
 
-	session_install_handlers();
 	session_block_signals(&old);
 	t = trace_open(cap_name, stacks);
 	err = errno;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Restoration: after SIGINT/SIGTERM/SIGHUP sent to inject at random points
-# of 'inject run ... -- sleep', after the command crashes, and (with
-# 'inject reset --restore') after inject itself was killed with SIGKILL.
+# Restoration: after SIGINT/SIGTERM/SIGHUP sent to inject at early fixed
+# offsets and at random points of 'inject run ... -- sleep', after the
+# command crashes, and (with 'inject reset --restore') after inject itself
+# was killed with SIGKILL.
 set -euo pipefail
 . inject/test-lib.bash
 
@@ -15,23 +16,82 @@ echo 1 >$D/failslab/verbose
 before=$(snapshot failslab)
 opts=(--cache dentry --times -1 --probability 100 --caller do_mkdirat --gfp-require __GFP_IO)
 
-# Signals at random points: from "before inject armed anything" to "while
-# the command runs".  inject must die of the signal (128+N) and restore.
+# wait_inject PID exec|caught: wait until process PID runs inject (it has
+# exec'd; before that it is a copy of this shell, whose handlers are not
+# inject's business) and, with "caught", until it catches SIGINT.
+wait_inject() {
+	local f=/proc/$1/status key val name cgt deadline=$((SECONDS + 30))
+	while ((SECONDS < deadline)); do
+		[[ -e $f ]] || { cat "$T/err"; fail "inject (pid $1) is gone before it was seen to $2"; }
+		name='' cgt=0
+		{ while read -r key val; do
+			case $key in
+			Name:) name=$val ;;
+			SigCgt:) cgt=$((16#$val)) ;;
+			esac
+		done <"$f"; } 2>/dev/null || true
+		[[ $name == inject ]] && { [[ $2 == exec ]] || ((cgt & 2)); } && return 0
+	done
+	fail "inject (pid $1) not seen to $2 within 30 s"
+}
+
+# died SIG WHAT: wait for inject $pid, which was sent SIG: it must have died
+# of it (128+SIG), with failslab restored and nothing left behind.
+died() {
+	local rc=0 now
+	wait "$pid" || rc=$?
+	[[ $rc == $((128 + $1)) ]] || { cat "$T/err"; fail "$2: inject exited $rc, expected $((128 + $1))"; }
+	now=$(snapshot failslab)
+	[[ "$now" == "$before" ]] || { diff <(echo "$before") <(echo "$now") || true; fail "$2: not restored"; }
+	no_leftovers
+	echo "ok: $2: exit $rc, restored"
+}
+
+# A script's 'inject ... &' starts with SIGINT ignored (no job control), and
+# the kernel drops a signal that is ignored when it is sent: inject must
+# take SIGINT over before it does anything (an early SIGINT once made it run
+# the command to its end and exit 0).  Until inject has exec'd, a SIGINT
+# would reach the ignoring parent's copy and is lost whatever inject does,
+# so the offsets count from the moment inject catches it; a signal that
+# inject does not ignore (SIGTERM) counts from its exec.  The offsets go
+# from inject's set-up (options, tracefs instance, saving, arming) to the
+# fork and the run of the command.
+for from in caught exec; do
+	sig=2 when="inject caught SIGINT"
+	[[ $from == exec ]] && sig=15 when="inject's exec"
+	for delay in 0 0.01 0.05 0.2; do
+		$I run failslab "${opts[@]}" -- sleep 3 2>"$T/err" &
+		pid=$!
+		wait_inject "$pid" "$from"
+		[[ $delay == 0 ]] || sleep "$delay"
+		kill -"$sig" "$pid"
+		died "$sig" "SIG$(kill -l "$sig") ${delay}s after $when"
+	done
+done
+
+# Started with SIGINT ignored and blocked by its parent, inject still dies
+# of a SIGINT sent as soon as it has exec'd: blocked, the signal stays
+# pending (the kernel drops only ignored signals that are not blocked) until
+# inject catches and unblocks it.  (An inject that left the inherited mask
+# alone ran the command to its end and exited 0 here.)
+env --ignore-signal=INT --block-signal=INT $I run failslab "${opts[@]}" -- sleep 3 2>"$T/err" &
+pid=$!
+wait_inject "$pid" exec
+kill -INT "$pid"
+died 2 "SIGINT pending from the start (ignored and blocked by the parent)"
+
+# Signals at random points, from inject's start-up to "while the command
+# runs": inject must die of the signal (128+N) and restore.
 RANDOM=4242
 for i in $(seq 1 12); do
 	sig=$(((i % 3 == 0) ? 1 : (i % 2 ? 2 : 15)))	# INT, TERM, HUP
 	delay=$(printf '0.%03d' $((RANDOM % 400)))
 	$I run failslab "${opts[@]}" -- sleep 3 2>"$T/err" &
 	pid=$!
+	wait_inject "$pid" caught
 	sleep "$delay"
 	kill -"$sig" "$pid"
-	rc=0
-	wait "$pid" || rc=$?
-	[[ $rc == $((128 + sig)) ]] || { cat "$T/err"; fail "inject got signal $sig after ${delay}s and exited $rc"; }
-	now=$(snapshot failslab)
-	[[ "$now" == "$before" ]] || { diff <(echo "$before") <(echo "$now") || true; fail "not restored after signal $sig at ${delay}s"; }
-	no_leftovers
-	echo "ok: signal $sig after ${delay}s: exit $rc, restored"
+	died "$sig" "signal $sig ${delay}s after inject caught SIGINT"
 done
 
 # While the command runs for sure: armed during, restored after.
