@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# bench/fi-guest.sh MODULE [STAP_MODULE]: runs in a guest booted with
+# bench/fi-guest.sh MODULE [STAP_MODULE...]: runs in a guest booted with
 # --icount.  Prints "scenario picoseconds-per-pair failures" lines for the
 # kmalloc/kfree loop of MODULE under each failslab configuration, restoring
-# failslab afterwards.  With STAP_MODULE, also while that stap module runs.
+# failslab afterwards.  With STAP_MODULEs, also while each stap module runs
+# (scenario stap-NAME).
 set -euo pipefail
 grep -qw 'mmfi.guest=1' /proc/cmdline || { echo "fi-guest.sh: not in the guest" >&2; exit 2; }
-mod=$1 stapmod=${2:-}
+mod=$1
 FS=/sys/kernel/debug/failslab
 RUN=/sys/kernel/debug/kmalloc_loop/run
 insmod "$mod"
@@ -42,7 +43,7 @@ if [[ -f $FS/caller ]]; then
 	measure armed-matching-filters-only
 	echo 0 >$FS/probability
 fi
-if [[ -n $stapmod ]]; then
+for stapmod in "${@:2}"; do
 	staprun "$stapmod" >/out/stap-bench.out 2>&1 &
 	spid=$!
 	name=$(basename "$stapmod" .ko)
@@ -50,7 +51,7 @@ if [[ -n $stapmod ]]; then
 	[[ -d /sys/module/$name ]] || { echo "stap module did not load" >&2; cat /out/stap-bench.out >&2; exit 1; }
 	sleep 1
 	kill -0 "$spid" 2>/dev/null || { echo "staprun exited early:" >&2; cat /out/stap-bench.out >&2; exit 1; }
-	measure stap-guru-targeted
+	measure "stap-$name"
 	kill -0 "$spid" 2>/dev/null || { echo "staprun exited during the measurement:" >&2; cat /out/stap-bench.out >&2; exit 1; }
 	kill -INT "$spid" 2>/dev/null; wait "$spid" || true
-fi
+done
