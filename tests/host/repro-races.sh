@@ -43,6 +43,16 @@ reproduces page-recycle \
 	'kernel BUG at include/linux/mm.h' 'race_page_consume'
 expect_grep '^fail-function-delay: race_page_sync_for_cpu: .* delayed=[1-9]' \
 	"$T/page-recycle/first/output.log"
+# The scenario boots with vm_txlog=on: the dump ends with the page's
+# history, references taken and dropped by both paths of the race.
+kl=$T/page-recycle/first/kernel.log
+expect_grep 'vm_txlog: pfn 0x[0-9a-f]+: [0-9]+ records, oldest first:' "$kl"
+# The page's own records: from the history header to the CPU's records.
+awk '/vm_txlog: pfn 0x[0-9a-f]+: [0-9]+ records, oldest first:/ { on = 1; next }
+	/vm_txlog: last [0-9]+ records of cpu/ { on = 0 } on' "$kl" >"$T/history"
+# The reference the second put found gone: dropped to zero by the module.
+expect_grep 'page_ref_mod_and_test pfn=0x[0-9a-f]+ gen=[0-9]+ val=-1 ret=1 count=0 .*caller=(race_page_|ctl_write)[a-z_]*\+.*\[race_page\]' \
+	"$T/history"
 dat=$T/page-recycle/first/trace.dat
 [[ -s $dat ]] || fail "--trace kept no trace.dat of the first reproduction"
 trace-cmd report -i "$dat" >"$T/report" 2>"$T/report.err" || { cat "$T/report.err"; fail "trace-cmd report failed"; }
