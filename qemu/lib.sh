@@ -310,8 +310,22 @@ mmfi_guest_prepare() {
 # mmfi_guest_start DIR: start QEMU for DIR in the background; sets
 # MMFI_QPID.  QEMU gets SIGKILL if the calling script dies (PDEATHSIG), so
 # no guest outlives the command that booted it.
+# _mmfi_qemu_exec PARENT CMD...: run by setpriv --pdeathsig KILL, so QEMU
+# dies with the shell that started it.  The signal is armed after the fork:
+# if PARENT already exited, nobody would kill this QEMU, so do not start
+# it.  Inherited descriptors are closed, among them a flock(1) lock, which
+# a QEMU left behind would otherwise hold.
+_mmfi_qemu_exec='[ "$PPID" = "$1" ] || exit 1
+shift
+for fd in /proc/$$/fd/*; do
+	fd=${fd##*/}
+	[ "$fd" -gt 2 ] && eval "exec $fd>&-"
+done
+exec "$@"'
+
 mmfi_guest_start() {
-	local dir=$1
+	# (Words of "CMD &" are expanded in the forked child: take the pid here.)
+	local dir=$1 parent=$BASHPID
 	mmfi_qemu_cmdline "$dir"
 	msg "guest $(basename "$dir"): $MMFI_FLAVOUR kernel, $MMFI_ACCEL_USE ($MMFI_ACCEL_WHY), ${GUEST_SMP:-2} CPUs, ${GUEST_MEM:-$MMFI_FLAVOUR_MEM}"
 	if [[ $(cat "$dir/mode") == shell ]]; then
@@ -319,10 +333,12 @@ mmfi_guest_start() {
 		# stdin unless it is redirected explicitly: pass the terminal on.
 		local tty_fd
 		exec {tty_fd}<&0
-		setpriv --pdeathsig KILL -- "${QEMU_CMD[@]}" <&"$tty_fd" 2>"$dir/qemu.err" &
+		setpriv --pdeathsig KILL -- bash -c "$_mmfi_qemu_exec" qemu "$parent" \
+			"${QEMU_CMD[@]}" <&"$tty_fd" 2>"$dir/qemu.err" &
 		exec {tty_fd}<&-
 	else
-		setpriv --pdeathsig KILL -- "${QEMU_CMD[@]}" </dev/null 2>"$dir/qemu.err" &
+		setpriv --pdeathsig KILL -- bash -c "$_mmfi_qemu_exec" qemu "$parent" \
+			"${QEMU_CMD[@]}" </dev/null 2>"$dir/qemu.err" &
 	fi
 	MMFI_QPID=$!
 }
