@@ -1,0 +1,41 @@
+# shellcheck shell=bash
+# bench/lib.sh: helpers of the benchmarks that compare kernels; sourced
+# after qemu/lib.sh, in $MMFI_TOP.
+
+# bench_cc: the compiler for kernel builds, through ccache when present.
+bench_cc() {
+	if command -v ccache >/dev/null; then echo "ccache gcc"; else echo gcc; fi
+}
+
+# bench_kmalloc_module KBUILD OUT: bench/kmalloc-loop's module, built in
+# OUT for the kernel build tree KBUILD.
+bench_kmalloc_module() {
+	rm -rf "$2"
+	mkdir -p "$2"
+	cp bench/kmalloc-loop/kmalloc_loop.c bench/kmalloc-loop/Kbuild "$2/"
+	make -s -C "$MMFI_SRC" O="$1" M="$2" CC="$(bench_cc)" modules >/dev/null
+}
+
+# bench_variant_kernel DIR CONFIG_OPTION...: build in DIR the kernel of
+# build/kbuild with those options turned off (a full build the first
+# time, incremental later); dies if one of them is still set after
+# olddefconfig.
+bench_variant_kernel() {
+	local dir=$1 o
+	local -a edits=()
+	shift
+	for o in "$@"; do edits+=(-e "s/^$o=.*/# $o is not set/"); done
+	mkdir -p "$dir"
+	sed "${edits[@]}" "$MMFI_KBUILD/.config" >"$dir/.config.new"
+	if cmp -s "$dir/.config.new" "$dir/.config.want" 2>/dev/null; then
+		rm -f "$dir/.config.new"
+	else
+		cp "$dir/.config.new" "$dir/.config"
+		mv "$dir/.config.new" "$dir/.config.want"
+	fi
+	make -s -C "$MMFI_SRC" O="$dir" olddefconfig >/dev/null
+	for o in "$@"; do
+		! grep -q "^$o=" "$dir/.config" || die "$o is still set in $dir"
+	done
+	make -s -C "$MMFI_SRC" O="$dir" -j"$(nproc)" CC="$(bench_cc)" bzImage modules >/dev/null
+}
