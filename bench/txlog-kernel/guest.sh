@@ -38,7 +38,10 @@ for mode in "$@"; do
 	none)	[[ ! -d $TX ]] || { echo "guest.sh: this kernel has the log" >&2; exit 1; }
 		measure none ;;
 	off)	echo 0 >$TX/enable; measure off ;;
-	on)	echo 1 >$TX/callers; echo all >$TX/events; echo 1 >$TX/enable; measure on ;;
+	on)	echo 1 >$TX/callers; echo all >$TX/events; echo 1 >$TX/enable; measure on
+		# How the callers of those records were found.
+		sed -nE 's/^callers found (from the cache|by a stack walk|at the tracepoint): ([0-9]+)$/callers-\1 \2/p' $TX/stats |
+			sed -E 's/^callers-from the cache/callers-cached/; s/^callers-by a stack walk/callers-walked/; s/^callers-at the tracepoint/callers-direct/' ;;
 	nocallers)
 		echo 0 >$TX/callers; echo all >$TX/events; echo 1 >$TX/enable
 		measure nocallers; echo 1 >$TX/callers ;;

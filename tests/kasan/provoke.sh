@@ -51,8 +51,23 @@ check slab-uaf use-after-free provoke_slab_uaf \
 	'cache kmalloc-64 of size 64' 'located 8 bytes inside of'
 check vmalloc-oob vmalloc-out-of-bounds provoke_vmalloc_oob \
 	'Read of size 1 at addr' 'belongs to a 2-page vmalloc region .* allocated at provoke_vmalloc_oob'
+# With the MM transaction log (part 2 of the series) switched on, the
+# page's dump in the report carries its history: the allocation and the
+# free, both charged to the module's function.
+TX=/sys/kernel/debug/vm_txlog
+history=()
+if [[ -d $TX ]]; then
+	tx_was=$(<$TX/enable)
+	trap 'echo "$tx_was" >$TX/enable; rmmod kasan_provoke 2>/dev/null || true' EXIT
+	echo 1 >$TX/enable
+	history=('vm_txlog: pfn 0x[0-9a-f]+: [0-9]+ records, oldest first:'
+		'mm_page_alloc pfn=0x[0-9a-f]+ .*order=0 .*caller=provoke_page_uaf\+'
+		'mm_page_free pfn=0x[0-9a-f]+ .*caller=provoke_page_uaf\+')
+fi
 check page-uaf use-after-free provoke_page_uaf \
-	'belongs to the physical page' '!belongs to the object at' '!Allocated by task'
+	'belongs to the physical page' '!belongs to the object at' '!Allocated by task' \
+	"${history[@]}"
+((${#history[@]} == 0)) || ok "page-uaf: the report has the page's txlog history"
 check stack-oob stack-out-of-bounds provoke_stack_oob \
 	'belongs to stack of task' 'in frame:'
 check global-oob global-out-of-bounds provoke_global_oob \
