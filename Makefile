@@ -5,7 +5,7 @@
 #   make bench    benchmarks, printed as tables of ratios
 #   make deps     install the Debian packages (only the missing ones)
 #   make kernel   the guest kernel from linux-source + kernel-patches/
-#                 (FLAVOUR=kasan: the KASAN flavour, beside it)
+#                 (FLAVOUR=kasan or kcsan: a sanitizer flavour, beside it)
 #   make series   write build/linux's commits back to kernel-patches/
 #   make shell    an interactive root shell in the guest (= qemu/run)
 #   make tracepoint-docs  regenerate tracepoint-docs/events/ (boots a guest)
@@ -21,7 +21,7 @@ help:
 deps:
 	@qemu/deps
 
-# make kernel FLAVOUR=kasan: the KASAN flavour, beside the default one.
+# make kernel FLAVOUR=kasan|kcsan: a sanitizer flavour, beside the default one.
 kernel: deps
 	@qemu/build-kernel $(if $(FLAVOUR),--flavour $(FLAVOUR))
 

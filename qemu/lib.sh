@@ -14,7 +14,7 @@ MMFI_STAP_RUNTIME=$MMFI_BUILD/stap-runtime
 MMFI_STAP_TAPSET=$MMFI_BUILD/stap-tapset
 export SYSTEMTAP_TAPSET=$MMFI_STAP_TAPSET
 MMFI_TARBALL=${MMFI_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-MMFI_FLAVOURS="default kasan"
+MMFI_FLAVOURS="default kasan kcsan"
 
 # mmfi_flavour NAME: select a kernel flavour: the same tree and series,
 # configured with kernel-patches/guest.config plus, for a flavour other
@@ -31,13 +31,19 @@ mmfi_flavour() {
 	if [[ $f == default ]]; then
 		MMFI_KBUILD=$MMFI_BUILD/kbuild MMFI_MODROOT=$MMFI_BUILD/modroot
 		MMFI_FLAVOUR_MEM=1G MMFI_FLAVOUR_APPEND=''
-	else
+	elif [[ $f == kasan ]]; then
 		MMFI_KBUILD=$MMFI_BUILD/kbuild-$f MMFI_MODROOT=$MMFI_BUILD/modroot-$f
 		MMFI_FLAVOUR_MEM=2G	# KASAN: 1/8 shadow + quarantine
 		# Every report, not only the first one after boot.  KASAN under TCG
 		# boots slowly enough (ACPI alone takes ~20 s) to trip RCU's
 		# 21-second stall warning: a false alarm, so wait the maximum.
 		MMFI_FLAVOUR_APPEND="kasan_multi_shot rcupdate.rcu_cpu_stall_timeout=300"
+	else
+		MMFI_KBUILD=$MMFI_BUILD/kbuild-$f MMFI_MODROOT=$MMFI_BUILD/modroot-$f
+		MMFI_FLAVOUR_MEM=1G
+		# KCSAN's watchpoint delays slow every CPU down; the same false
+		# RCU stall alarm as with KASAN.
+		MMFI_FLAVOUR_APPEND="rcupdate.rcu_cpu_stall_timeout=300"
 	fi
 	MMFI_BZIMAGE=$MMFI_KBUILD/arch/x86/boot/bzImage
 }
