@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kcsan_race: make a data race on request, so that a test can check that
+ * datarace: make a data race on request, so that a test can check that
  * the KCSAN flavour of the guest kernel reports it.  Writing "plain" to
- * /sys/kernel/debug/kcsan_race/run starts two kthreads that increment one
+ * /sys/kernel/debug/datarace/run starts two kthreads that increment one
  * counter with plain loads and stores for a while; writing "marked" does the
  * same with READ_ONCE()/WRITE_ONCE() on both sides, which KCSAN must
  * not report as a data race.  The write returns once both threads are done;
  * the counter's address and value are printed, so that a test can tell a
  * report about it from other reports.  Only ever load this in a test guest.
+ *
+ * The name must not contain "kcsan_" or "tsan_": KCSAN leaves functions
+ * whose symbol (module name included) does out of its reports' stacks.
  */
-#define pr_fmt(fmt) "kcsan_race: " fmt
+#define pr_fmt(fmt) "datarace: " fmt
 
 #include <linux/completion.h>
 #include <linux/debugfs.h>
@@ -66,7 +69,7 @@ static int race_run(bool marked)
 	for (i = 0; i < 2; i++) {
 		args[i].marked = marked;
 		init_completion(&args[i].done);
-		t = kthread_run(race_thread, &args[i], "kcsan_race/%d", i);
+		t = kthread_run(race_thread, &args[i], "datarace/%d", i);
 		if (IS_ERR(t))
 			break;
 		started++;
@@ -110,19 +113,19 @@ static const struct file_operations run_fops = {
 
 static struct dentry *race_dir;
 
-static int __init kcsan_race_init(void)
+static int __init datarace_init(void)
 {
-	race_dir = debugfs_create_dir("kcsan_race", NULL);
+	race_dir = debugfs_create_dir("datarace", NULL);
 	debugfs_create_file("run", 0200, race_dir, NULL, &run_fops);
 	return 0;
 }
 
-static void __exit kcsan_race_exit(void)
+static void __exit datarace_exit(void)
 {
 	debugfs_remove_recursive(race_dir);
 }
 
-module_init(kcsan_race_init);
-module_exit(kcsan_race_exit);
+module_init(datarace_init);
+module_exit(datarace_exit);
 MODULE_DESCRIPTION("Make a data race for the KCSAN flavour's tests");
 MODULE_LICENSE("GPL");
