@@ -512,8 +512,13 @@ static void page_event(struct tx_model *m, const struct tx_event *ev, enum tx_ro
 	i = page_life(m, pfn);
 	if (role == R_REF_TRY)
 		tx_num(m->src, ev, F_RET, &ret);
-	if (role == R_PAGE_FREE_NOTE) {
-		/* free_unref_page_list() says so after free_pages_prepare()'s mm_page_free */
+	if (role == R_PAGE_FREE_NOTE || role == R_PAGE_NOTE) {
+		/*
+		 * free_unref_page_list() says so after free_pages_prepare()'s
+		 * mm_page_free; khugepaged names the last page it scanned after
+		 * a collapse that may have freed it.  Part of the history, not
+		 * a use.
+		 */
 		if (i != UINT32_MAX)
 			attach(m, i, ev);
 		return;
@@ -833,7 +838,8 @@ int tx_model_event(struct tx_source *src, struct tx_event *ev, void *data)
 	tx_output_event(m->out, ev, role);
 
 	switch (role) {
-	case R_PAGE_ALLOC: case R_PAGE_FREE: case R_PAGE_FREE_NOTE: case R_PAGE_BUDDY: case R_REF_SET:
+	case R_PAGE_ALLOC: case R_PAGE_FREE: case R_PAGE_FREE_NOTE: case R_PAGE_NOTE:
+	case R_PAGE_BUDDY: case R_REF_SET:
 	case R_REF_MOD: case R_REF_TRY: case R_REF_UNFREEZE: case R_PAGE_USE:
 		page_event(m, ev, role);
 		break;

@@ -53,9 +53,13 @@ static const struct {
 	{ "filemap", "mm_filemap_delete_from_page_cache", R_PAGE_USE },
 	{ "vmscan", "mm_vmscan_write_folio",		R_PAGE_USE },
 	{ "vmscan", "mm_vmscan_writepage",		R_PAGE_USE },
-	{ "huge_memory", "mm_khugepaged_scan_pmd",	R_PAGE_USE },
+	/*
+	 * Emitted after the collapse, with the last pfn scanned: a collapse
+	 * that succeeded has freed that page already.
+	 */
+	{ "huge_memory", "mm_khugepaged_scan_pmd",	R_PAGE_NOTE },
 	{ "huge_memory", "mm_collapse_huge_page_isolate", R_PAGE_USE },
-	{ "huge_memory", "mm_khugepaged_scan_file",	R_PAGE_USE },
+	{ "huge_memory", "mm_khugepaged_scan_file",	R_PAGE_NOTE },
 	{ "mmap", "vma_store",				R_VMA_STORE },
 	{ "mmap", "exit_mmap",				R_MM_EXIT },
 	{ "fault_inject", "fault_inject",		R_FAULT },

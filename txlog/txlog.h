@@ -45,12 +45,13 @@ enum tx_role {
 	R_PAGE_ALLOC,		/* mm_page_alloc: pfn (-1: failed), order */
 	R_PAGE_FREE,		/* mm_page_free */
 	R_PAGE_FREE_NOTE,	/* mm_page_free_batched: follows mm_page_free */
+	R_PAGE_NOTE,		/* khugepaged scans: may name a page just freed */
 	R_PAGE_BUDDY,		/* free-list bookkeeping on a free page */
 	R_REF_SET,		/* page_ref_set: a new reference count */
 	R_REF_MOD,		/* page_ref_mod*: count changed by val */
 	R_REF_TRY,		/* page_ref_mod_unless, page_ref_freeze: ret 0 = no change */
 	R_REF_UNFREEZE,		/* page_ref_unfreeze: count set */
-	R_PAGE_USE,		/* LRU, page cache, writeback, khugepaged: pfn */
+	R_PAGE_USE,		/* LRU, page cache, writeback, collapse isolation: pfn */
 	R_SLAB_ALLOC,		/* kmalloc, kmem_cache_alloc: ptr (0: failed) */
 	R_SLAB_FREE,		/* kfree, kmem_cache_free: ptr */
 	R_VMA_STORE,		/* mmap:vma_store: vma, vm_start, vm_end */
