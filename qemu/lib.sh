@@ -28,23 +28,20 @@ mmfi_flavour() {
 	[[ " $MMFI_FLAVOURS " == *" $f "* ]] ||
 		usage_error "unknown kernel flavour '$f' (known: $MMFI_FLAVOURS)"
 	MMFI_FLAVOUR=$f
-	if [[ $f == default ]]; then
-		MMFI_KBUILD=$MMFI_BUILD/kbuild MMFI_MODROOT=$MMFI_BUILD/modroot
-		MMFI_FLAVOUR_MEM=1G MMFI_FLAVOUR_APPEND=''
-	elif [[ $f == kasan ]]; then
-		MMFI_KBUILD=$MMFI_BUILD/kbuild-$f MMFI_MODROOT=$MMFI_BUILD/modroot-$f
-		MMFI_FLAVOUR_MEM=2G	# KASAN: 1/8 shadow + quarantine
-		# Every report, not only the first one after boot.  KASAN under TCG
-		# boots slowly enough (ACPI alone takes ~20 s) to trip RCU's
-		# 21-second stall warning: a false alarm, so wait the maximum.
-		MMFI_FLAVOUR_APPEND="kasan_multi_shot rcupdate.rcu_cpu_stall_timeout=300"
-	else
-		MMFI_KBUILD=$MMFI_BUILD/kbuild-$f MMFI_MODROOT=$MMFI_BUILD/modroot-$f
-		MMFI_FLAVOUR_MEM=1G
-		# KCSAN's watchpoint delays slow every CPU down; the same false
-		# RCU stall alarm as with KASAN.
-		MMFI_FLAVOUR_APPEND="rcupdate.rcu_cpu_stall_timeout=300"
-	fi
+	MMFI_KBUILD=$MMFI_BUILD/kbuild-$f MMFI_MODROOT=$MMFI_BUILD/modroot-$f
+	MMFI_FLAVOUR_MEM=1G MMFI_FLAVOUR_APPEND=''
+	# The sanitizers boot slowly enough under TCG (ACPI alone takes ~20 s
+	# with KASAN) to trip RCU's 21-second stall warning: a false alarm, so
+	# wait the maximum.
+	case $f in
+	default)
+		MMFI_KBUILD=$MMFI_BUILD/kbuild MMFI_MODROOT=$MMFI_BUILD/modroot ;;
+	kasan)	# 1/8 shadow + quarantine; every report, not only the first
+		MMFI_FLAVOUR_MEM=2G
+		MMFI_FLAVOUR_APPEND="kasan_multi_shot rcupdate.rcu_cpu_stall_timeout=300" ;;
+	kcsan)
+		MMFI_FLAVOUR_APPEND="rcupdate.rcu_cpu_stall_timeout=300" ;;
+	esac
 	MMFI_BZIMAGE=$MMFI_KBUILD/arch/x86/boot/bzImage
 }
 

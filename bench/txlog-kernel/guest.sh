@@ -40,8 +40,9 @@ for mode in "$@"; do
 	off)	echo 0 >$TX/enable; measure off ;;
 	on)	echo 1 >$TX/callers; echo all >$TX/events; echo 1 >$TX/enable; measure on
 		# How the callers of those records were found.
-		sed -nE 's/^callers found (from the cache|by a stack walk|at the tracepoint): ([0-9]+)$/callers-\1 \2/p' $TX/stats |
-			sed -E 's/^callers-from the cache/callers-cached/; s/^callers-by a stack walk/callers-walked/; s/^callers-at the tracepoint/callers-direct/' ;;
+		sed -nE 's/^callers found from the cache: /callers-cached /p
+			s/^callers found by a stack walk: /callers-walked /p
+			s/^callers found at the tracepoint: /callers-direct /p' $TX/stats ;;
 	nocallers)
 		echo 0 >$TX/callers; echo all >$TX/events; echo 1 >$TX/enable
 		measure nocallers; echo 1 >$TX/callers ;;

@@ -9,6 +9,15 @@ ok() { echo "ok: $*"; }
 grep -qw 'mmfi.guest=1' /proc/cmdline || fail "not in the mmfi guest"
 
 FS=/sys/kernel/debug/failslab
+
+# kmsg_of TAG NAME FILE: write NAME to FILE (a test module's debugfs trigger)
+# and print the kernel log from a unique mark logged just before.
+kmsg_of() {
+	local mark="$1: $2 $RANDOM$RANDOM"
+	echo "$mark" >/dev/kmsg
+	echo "$2" >"$3"
+	dmesg | sed -n "/$mark/,\$p"
+}
 TRACING=/sys/kernel/tracing
 COUNTERS=" calls matched injected "
 

@@ -47,12 +47,7 @@ insmod "$ko"
 RUN=/sys/kernel/debug/txlog_page/run
 
 # scenario NAME: run it, print the kernel messages it produced.
-scenario() {
-	local mark="vm-txlog-test: $1 $RANDOM$RANDOM"
-	echo "$mark" >/dev/kmsg
-	echo "$1" >"$RUN"
-	dmesg | sed -n "/$mark/,\$p"
-}
+scenario() { kmsg_of vm-txlog-test "$1" "$RUN"; }
 
 # section REPORT HEADER: the record lines of the part of REPORT that starts
 # at the line matching HEADER, up to the CPU part, as

@@ -12,12 +12,7 @@ trap 'rmmod kasan_provoke 2>/dev/null || true' EXIT
 run=/sys/kernel/debug/kasan_provoke/run
 
 # report_of NAME: make bug NAME, print the kernel log lines it produced.
-report_of() {
-	local mark="kasan-test: $1 $RANDOM$RANDOM"
-	echo "$mark" >/dev/kmsg
-	echo "$1" >"$run"
-	dmesg | sed -n "/$mark/,\$p"
-}
+report_of() { kmsg_of kasan-test "$1" "$run"; }
 
 # check NAME KIND FUNCTION [PATTERN...]: the report of bug NAME is of KIND,
 # in FUNCTION, and has a line matching each PATTERN (a leading ! negates).

@@ -15,12 +15,7 @@ trap 'rmmod datarace 2>/dev/null || true' EXIT
 run=/sys/kernel/debug/datarace/run
 
 # log_of MODE: run the race in MODE, print the kernel log lines since.
-log_of() {
-	local mark="kcsan-test: $1 $RANDOM$RANDOM"
-	echo "$mark" >/dev/kmsg
-	echo "$1" >"$run"
-	dmesg | sed -n "/$mark/,\$p"
-}
+log_of() { kmsg_of kcsan-test "$1" "$run"; }
 
 # report_on LOG: the kernel log has a data-race report about the module's
 # counter, whose address the module printed.
