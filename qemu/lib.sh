@@ -99,6 +99,24 @@ mmfi_accel() {
 	fi
 }
 
+# mmfi_tcg_thread: the TCG threading mode, single unless MMFI_TCG_THREAD
+# says multi.  With one host thread per vCPU (multi), QEMU 7.2 sometimes
+# keeps running a stale translation of code that another vCPU has just
+# patched: the vCPU loops on an int3 that text_poke_bp() already removed,
+# with interrupts off, and the patching CPU waits forever for it (seen in
+# guest/inject-run while failslab's static key flipped: kprobe_int3_handler
+# backs RIP up over the vanished int3, and the old block runs again).
+# Everything this toolkit does patches kernel text (static keys, ftrace,
+# kprobes, stap), so single-threaded TCG, which runs the vCPUs in turn, is
+# the default.
+mmfi_tcg_thread() {
+	MMFI_TCG_THREAD_USE=${MMFI_TCG_THREAD:-single}
+	case $MMFI_TCG_THREAD_USE in
+	single|multi) ;;
+	*) usage_error "MMFI_TCG_THREAD must be 'single' or 'multi', not '$MMFI_TCG_THREAD'" ;;
+	esac
+}
+
 # === Guests ===============================================================
 # A guest is a run directory build/run/ID holding:
 #   qemu.pid  console.log (in the out dir)  ready (written by the guest)
@@ -188,7 +206,8 @@ mmfi_qemu_cmdline() {
 	elif [[ $MMFI_ACCEL_USE == kvm ]]; then
 		QEMU_CMD+=(-accel kvm -cpu host)
 	else
-		QEMU_CMD+=(-accel tcg,thread=multi)
+		mmfi_tcg_thread
+		QEMU_CMD+=(-accel "tcg,thread=$MMFI_TCG_THREAD_USE")
 	fi
 	QEMU_CMD+=(-smp "${GUEST_SMP:-2}" -m "${GUEST_MEM:-$MMFI_FLAVOUR_MEM}"
 		-kernel "${GUEST_KERNEL:-$MMFI_BZIMAGE}" -initrd "$MMFI_INITRAMFS"
@@ -330,7 +349,10 @@ mmfi_guest_start() {
 	# (Words of "CMD &" are expanded in the forked child: take the pid here.)
 	local dir=$1 parent=$BASHPID
 	mmfi_qemu_cmdline "$dir"
-	msg "guest $(basename "$dir"): $MMFI_FLAVOUR kernel, $MMFI_ACCEL_USE ($MMFI_ACCEL_WHY), ${GUEST_SMP:-2} CPUs, ${GUEST_MEM:-$MMFI_FLAVOUR_MEM}"
+	local accel=$MMFI_ACCEL_USE
+	[[ $accel == tcg ]] && accel+=" thread=${MMFI_TCG_THREAD_USE:-single}"
+	[[ ${GUEST_ICOUNT:-0} == 1 ]] && accel="tcg icount"
+	msg "guest $(basename "$dir"): $MMFI_FLAVOUR kernel, $accel ($MMFI_ACCEL_WHY), ${GUEST_SMP:-2} CPUs, ${GUEST_MEM:-$MMFI_FLAVOUR_MEM}"
 	if [[ $(cat "$dir/mode") == shell ]]; then
 		# Without job control, bash gives background jobs /dev/null as
 		# stdin unless it is redirected explicitly: pass the terminal on.

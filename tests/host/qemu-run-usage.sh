@@ -25,3 +25,10 @@ MMFI_ACCEL=tcg expect_status 0 qemu/run --dry-run -- true
 expect_grep 'tcg' "$T/out"
 MMFI_ACCEL=bogus expect_status 2 qemu/run --dry-run -- true
 expect_grep "MMFI_ACCEL must be" "$T/err"
+# TCG runs single-threaded unless MMFI_TCG_THREAD=multi (see qemu/README.md).
+MMFI_ACCEL=tcg expect_status 0 qemu/run --dry-run -- true
+expect_grep ' -accel tcg\\?,thread=single ' "$T/out"
+MMFI_ACCEL=tcg MMFI_TCG_THREAD=multi expect_status 0 qemu/run --dry-run -- true
+expect_grep ' -accel tcg\\?,thread=multi ' "$T/out"
+MMFI_ACCEL=tcg MMFI_TCG_THREAD=many expect_status 2 qemu/run --dry-run -- true
+expect_grep "MMFI_TCG_THREAD must be 'single' or 'multi', not 'many'" "$T/err"
