@@ -117,6 +117,24 @@ mmfi_tcg_thread() {
 	esac
 }
 
+# mmfi_tcg_lpj: the lpj= for a TCG guest, whose TSC is the host's: TSC
+# cycles per jiffy.  Without it each secondary CPU times its delay loop
+# against the tick while sharing QEMU's thread with the other vCPUs, and
+# got a loops_per_jiffy hundreds of times too small: udelay() and mdelay()
+# on those CPUs returned almost at once (a 400 us delay measured 108 us).
+mmfi_tcg_lpj() {
+	local helper=$MMFI_BUILD/tsc-khz src=$MMFI_TOP/qemu/tsc-khz.c khz hz
+	if [[ ! -x $helper || $src -nt $helper ]]; then
+		mkdir -p "$MMFI_BUILD"
+		gcc -O2 -Wall -Wextra -o "$helper.tmp" "$src" && mv "$helper.tmp" "$helper" ||
+			{ msg "warning: cannot build $helper: udelay() will be off in the guest"; return 1; }
+	fi
+	hz=$(sed -n 's/^CONFIG_HZ=//p' "$MMFI_KBUILD/.config" 2>/dev/null)
+	khz=$("$helper") || return 1
+	[[ $hz =~ ^[0-9]+$ && $khz =~ ^[0-9]+$ ]] || return 1
+	echo $((khz * 1000 / hz))
+}
+
 # === Guests ===============================================================
 # A guest is a run directory build/run/ID holding:
 #   qemu.pid  console.log (in the out dir)  ready (written by the guest)
@@ -198,6 +216,10 @@ mmfi_qemu_cmdline() {
 	fi
 	echo "$sock" >"$dir/stapsh.path"
 	append="console=ttyS0 panic=-1 printk.devkmsg=on mmfi.guest=1"
+	if [[ $MMFI_ACCEL_USE == tcg && ${GUEST_ICOUNT:-0} != 1 ]]; then
+		local lpj
+		lpj=$(mmfi_tcg_lpj) && append+=" lpj=$lpj"
+	fi
 	append+=" mmfi.init=$MMFI_TOP/qemu/guest-init mmfi.mode=$mode $MMFI_FLAVOUR_APPEND ${GUEST_APPEND:-}"
 	QEMU_CMD=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot)
 	if [[ ${GUEST_ICOUNT:-0} == 1 ]]; then

@@ -23,3 +23,12 @@ if ! { touch /out/probe && rm /out/probe; }; then
 fi
 [[ -d /sys/kernel/debug/failslab && -d /sys/kernel/debug/fail_page_alloc ]] || fail "no fault-injection debugfs"
 echo "ok: environment"
+# Every CPU's delay loop is calibrated alike (qemu/run passes lpj= under
+# TCG; without it the secondary CPUs' udelay() was far too short).
+mapfile -t bogo < <(awk -F': ' '/^bogomips/ { printf "%d\n", $2 }' /proc/cpuinfo)
+((${#bogo[@]} >= 1)) || fail "no bogomips in /proc/cpuinfo"
+for b in "${bogo[@]}"; do
+	((b * 10 >= bogo[0] * 9 && b * 10 <= bogo[0] * 11)) ||
+		fail "CPUs disagree on their delay loop: bogomips ${bogo[*]}"
+done
+echo "ok: delay loops of ${#bogo[@]} CPUs agree (${bogo[*]} bogomips)"
