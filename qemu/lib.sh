@@ -126,8 +126,10 @@ mmfi_tcg_lpj() {
 	local helper=$MMFI_BUILD/tsc-khz src=$MMFI_TOP/qemu/tsc-khz.c khz hz
 	if [[ ! -x $helper || $src -nt $helper ]]; then
 		mkdir -p "$MMFI_BUILD"
-		gcc -O2 -Wall -Wextra -o "$helper.tmp" "$src" && mv "$helper.tmp" "$helper" ||
-			{ msg "warning: cannot build $helper: udelay() will be off in the guest"; return 1; }
+		if ! { gcc -O2 -Wall -Wextra -o "$helper.tmp" "$src" && mv "$helper.tmp" "$helper"; }; then
+			msg "warning: cannot build $helper: udelay() will be off in the guest"
+			return 1
+		fi
 	fi
 	hz=$(sed -n 's/^CONFIG_HZ=//p' "$MMFI_KBUILD/.config" 2>/dev/null)
 	khz=$("$helper") || return 1
@@ -215,22 +217,23 @@ mmfi_qemu_cmdline() {
 		sock=$(mktemp -u "/tmp/mmfi-stapsh-XXXXXX.sock")
 	fi
 	echo "$sock" >"$dir/stapsh.path"
-	append="console=ttyS0 panic=-1 printk.devkmsg=on mmfi.guest=1"
-	if [[ $MMFI_ACCEL_USE == tcg && ${GUEST_ICOUNT:-0} != 1 ]]; then
-		local lpj
-		lpj=$(mmfi_tcg_lpj) && append+=" lpj=$lpj"
-	fi
-	append+=" mmfi.init=$MMFI_TOP/qemu/guest-init mmfi.mode=$mode $MMFI_FLAVOUR_APPEND ${GUEST_APPEND:-}"
-	QEMU_CMD=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot)
+	# The accelerator; MMFI_ACCEL_DESC names it for the boot line.
+	local accel_args lpj lpj_arg=
 	if [[ ${GUEST_ICOUNT:-0} == 1 ]]; then
 		# Deterministic guest time: one vCPU thread, time = instructions.
-		QEMU_CMD+=(-accel tcg -icount shift=0)
+		accel_args=(-accel tcg -icount shift=0) MMFI_ACCEL_DESC="tcg icount"
 	elif [[ $MMFI_ACCEL_USE == kvm ]]; then
-		QEMU_CMD+=(-accel kvm -cpu host)
+		accel_args=(-accel kvm -cpu host) MMFI_ACCEL_DESC=kvm
 	else
 		mmfi_tcg_thread
-		QEMU_CMD+=(-accel "tcg,thread=$MMFI_TCG_THREAD_USE")
+		accel_args=(-accel "tcg,thread=$MMFI_TCG_THREAD_USE")
+		MMFI_ACCEL_DESC="tcg thread=$MMFI_TCG_THREAD_USE"
+		lpj=$(mmfi_tcg_lpj) && lpj_arg=" lpj=$lpj"
 	fi
+	append="console=ttyS0 panic=-1 printk.devkmsg=on mmfi.guest=1$lpj_arg"
+	append+=" mmfi.init=$MMFI_TOP/qemu/guest-init mmfi.mode=$mode $MMFI_FLAVOUR_APPEND ${GUEST_APPEND:-}"
+	QEMU_CMD=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
+		"${accel_args[@]}")
 	QEMU_CMD+=(-smp "${GUEST_SMP:-2}" -m "${GUEST_MEM:-$MMFI_FLAVOUR_MEM}"
 		-kernel "${GUEST_KERNEL:-$MMFI_BZIMAGE}" -initrd "$MMFI_INITRAMFS"
 		-append "$append"
@@ -371,10 +374,7 @@ mmfi_guest_start() {
 	# (Words of "CMD &" are expanded in the forked child: take the pid here.)
 	local dir=$1 parent=$BASHPID
 	mmfi_qemu_cmdline "$dir"
-	local accel=$MMFI_ACCEL_USE
-	[[ $accel == tcg ]] && accel+=" thread=${MMFI_TCG_THREAD_USE:-single}"
-	[[ ${GUEST_ICOUNT:-0} == 1 ]] && accel="tcg icount"
-	msg "guest $(basename "$dir"): $MMFI_FLAVOUR kernel, $accel ($MMFI_ACCEL_WHY), ${GUEST_SMP:-2} CPUs, ${GUEST_MEM:-$MMFI_FLAVOUR_MEM}"
+	msg "guest $(basename "$dir"): $MMFI_FLAVOUR kernel, $MMFI_ACCEL_DESC ($MMFI_ACCEL_WHY), ${GUEST_SMP:-2} CPUs, ${GUEST_MEM:-$MMFI_FLAVOUR_MEM}"
 	if [[ $(cat "$dir/mode") == shell ]]; then
 		# Without job control, bash gives background jobs /dev/null as
 		# stdin unless it is redirected explicitly: pass the terminal on.

@@ -23,13 +23,12 @@ expect_grep 'qemu-system-x86_64 .*-accel' "$T/out"
 expect_grep 'mmfi\.guest=1' "$T/out"
 MMFI_ACCEL=tcg expect_status 0 qemu/run --dry-run -- true
 expect_grep 'tcg' "$T/out"
-MMFI_ACCEL=bogus expect_status 2 qemu/run --dry-run -- true
-expect_grep "MMFI_ACCEL must be" "$T/err"
-# TCG runs single-threaded unless MMFI_TCG_THREAD=multi (see qemu/README.md).
-MMFI_ACCEL=tcg expect_status 0 qemu/run --dry-run -- true
+# TCG runs single-threaded unless MMFI_TCG_THREAD=multi (see qemu/README.md)...
 expect_grep ' -accel tcg\\?,thread=single ' "$T/out"
 # ... with lpj= from the host's TSC rate, so that udelay() is right on every vCPU.
 expect_grep '[ \\]lpj=[1-9][0-9]+[ \\]' "$T/out"
+MMFI_ACCEL=bogus expect_status 2 qemu/run --dry-run -- true
+expect_grep "MMFI_ACCEL must be" "$T/err"
 MMFI_ACCEL=tcg MMFI_TCG_THREAD=multi expect_status 0 qemu/run --dry-run -- true
 expect_grep ' -accel tcg\\?,thread=multi ' "$T/out"
 MMFI_ACCEL=tcg MMFI_TCG_THREAD=many expect_status 2 qemu/run --dry-run -- true
