@@ -40,7 +40,8 @@ for mode in "$@"; do
 	off)	echo 0 >$TX/enable; measure off ;;
 	on)	echo 1 >$TX/callers; echo all >$TX/events; echo 1 >$TX/enable; measure on
 		# How the callers of those records were found.
-		sed -nE 's/^callers found from the cache: /callers-cached /p
+		sed -nE 's/^callers found from a known chain: /callers-chain /p
+			s/^callers found from the cache: /callers-cached /p
 			s/^callers found by a stack walk: /callers-walked /p
 			s/^callers found at the tracepoint: /callers-direct /p' $TX/stats ;;
 	nocallers)
@@ -51,5 +52,5 @@ for mode in "$@"; do
 done
 if [[ -d $TX ]]; then
 	echo 0 >$TX/enable
-	sed -nE 's/^memory per cpu: ([0-9]+) KiB$/memory-per-cpu-kib \1/p; s/^generation table: ([0-9]+) KiB$/generation-table-kib \1/p; s/^records per cpu: ([0-9]+)$/records-per-cpu \1/p' $TX/stats
+	sed -nE 's/^memory per cpu: ([0-9]+) KiB$/memory-per-cpu-kib \1/p; s/^caller chains per cpu: ([0-9]+) KiB$/chains-per-cpu-kib \1/p; s/^frame cache: ([0-9]+) KiB$/frame-cache-kib \1/p; s/^generation table: ([0-9]+) KiB$/generation-table-kib \1/p; s/^records per cpu: ([0-9]+)$/records-per-cpu \1/p' $TX/stats
 fi
