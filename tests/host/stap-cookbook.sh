@@ -17,6 +17,7 @@ declare -A expect=(
 	[kmalloc-sites]='^[a-z_][a-z0-9_.]*\+?[^ ]* +[0-9]+ calls +[0-9]+ bytes$'
 	[slab-waste]='^[a-z_][a-z0-9_.]* +[0-9]+ bytes wasted in [0-9]+ calls$'
 	[one-cache]='^mmcalls +alloc +[1-9][0-9]* dentries$'
+	[irq-frees]='^[a-z_][a-z0-9_.]* +[1-9][0-9]* frees in interrupt context$'
 	[page-orders]='^ +9 \|[ @]* [1-9][0-9]*$'
 	[nosleep]='^ +[0-9]+ [a-z_][a-z0-9_.]* +GFP_(ATOMIC|NOWAIT)'
 	[fault-latency]='^[1-9][0-9]* page faults, ns:$'
