@@ -52,7 +52,7 @@ echo "ok: none of the tasklet's events in sh's list"
 # The VM_BUG_ON_PAGE: dump_page() with the page's history, then the BUG.
 bugpfn=$(sed -n 's/^vmbug: dump_page(pfn \(0x[0-9a-f]*\), "VM_BUG_ON_PAGE(page_ref_count(page) > 0)") in sh\[[0-9]*\] cpu[0-9]*$/\1/p' "$T/out")
 [[ -n $bugpfn ]] || fail "no dump_page report"
-sed -n '/^vmbug: dump_page/,/^vmbug: BUG/p' "$T/out" >"$T/page"
+report '^vmbug: dump_page' >"$T/page"
 expect_grep "^vmbug: the last [0-9]+ events of pfn $bugpfn, oldest first:\$" "$T/page"
 expect_grep "^txrec .* comm=sh event=kmem:mm_page_alloc pfn=$bugpfn order=0 gfp_flags=0xcc0 gfp_flags_sym=GFP_KERNEL\$" "$T/page"
 expect_count 1 '^vmbug: BUG at vmbug_trigger_bug_page\+0x[0-9a-f]+/0x[0-9a-f]+\[vmbug_trigger\] in sh\[[0-9]+\] cpu[0-9]+$'

@@ -18,9 +18,9 @@
  */
 #define pr_fmt(fmt) "vmbug_trigger: " fmt
 
+#include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
-#include <linux/completion.h>
 #include <linux/gfp.h>
 #include <linux/interrupt.h>
 #include <linux/mm.h>
