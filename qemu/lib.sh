@@ -132,7 +132,17 @@ mmfi_tcg_lpj() {
 		fi
 	fi
 	hz=$(sed -n 's/^CONFIG_HZ=//p' "$MMFI_KBUILD/.config" 2>/dev/null)
-	khz=$("$helper") || return 1
+	# The measurement takes 50 ms; the rate does not change until the
+	# host reboots, so it is kept per host boot.
+	local boot cache=$MMFI_BUILD/tsc-khz.cache cached_boot cached_khz
+	boot=$(</proc/sys/kernel/random/boot_id)
+	if [[ -f $cache && ! $src -nt $cache ]] && read -r cached_boot cached_khz <"$cache" &&
+		[[ $cached_boot == "$boot" ]]; then
+		khz=$cached_khz
+	else
+		khz=$("$helper") || return 1
+		echo "$boot $khz" >"$cache.$$" && mv "$cache.$$" "$cache"
+	fi
 	[[ $hz =~ ^[0-9]+$ && $khz =~ ^[0-9]+$ ]] || return 1
 	echo $((khz * 1000 / hz))
 }

@@ -24,9 +24,14 @@ STAP_INCLUDE=(-I stap-scripts/tapset)
 stap_run() {
 	local want=$1 rc=0
 	shift
-	qemu/stap --new --timeout 600 "${STAP_INCLUDE[@]}" "$@" >"$T/out" 2>"$T/err" || rc=$?
+	rm -rf "$T/stap-guest"
+	qemu/stap --new --timeout 600 --out "$T/stap-guest" "${STAP_INCLUDE[@]}" "$@" \
+		>"$T/out" 2>"$T/err" || rc=$?
 	if [[ $rc != "$want" ]]; then
 		echo "--- stdout"; tail -n 60 "$T/out"; echo "--- stderr"; tail -n 60 "$T/err"
+		# what the guest's kernel said (a module that did not load, an
+		# overload, a warning) is often the only clue to a run that failed
+		echo "--- guest console"; tail -n 40 "$T/stap-guest/console.log" 2>/dev/null
 		if grep -qE 'semantic error|parse error|Pass [1-4]: .*failed' "$T/err"; then
 			fail "stap could not compile '$*'"
 		fi
