@@ -171,14 +171,8 @@ int main(int argc, char **argv)
 	if (!stage2 || umount("/proc"))
 		fail("cannot set up stage 2");
 
-	/*
-	 * The host's root, read-only, under a tmpfs overlay, becomes /.
-	 * cache=mmap: reads and lookups go to the host as with cache=none,
-	 * but mapped files (programs and libraries) are read ahead in large
-	 * requests instead of one 4 KiB request per page fault; the first
-	 * bash of a boot starts in about half the time under TCG.
-	 */
-	snprintf(opts, sizeof(opts), "%s,ro,cache=mmap", p9);
+	/* the host's root, read-only, under a tmpfs overlay, becomes / */
+	snprintf(opts, sizeof(opts), "%s,ro", p9);
 	do_mount("hostroot", "/lower", "9p", MS_RDONLY, opts);
 	do_mount("rw", "/rw", "tmpfs", 0, "mode=0755");
 	mkdirs("/rw/upper");
