@@ -171,8 +171,14 @@ int main(int argc, char **argv)
 	if (!stage2 || umount("/proc"))
 		fail("cannot set up stage 2");
 
-	/* the host's root, read-only, under a tmpfs overlay, becomes / */
-	snprintf(opts, sizeof(opts), "%s,ro", p9);
+	/*
+	 * The host's root, read-only, under a tmpfs overlay, becomes /.
+	 * cache=mmap: lookups and reads go to the host as with cache=none,
+	 * but mapped files (programs, libraries) are read ahead instead of
+	 * fetched one 4 KiB page per fault: the first bash of a boot starts
+	 * in half the time under TCG.
+	 */
+	snprintf(opts, sizeof(opts), "%s,ro,cache=mmap", p9);
 	do_mount("hostroot", "/lower", "9p", MS_RDONLY, opts);
 	do_mount("rw", "/rw", "tmpfs", 0, "mode=0755");
 	mkdirs("/rw/upper");

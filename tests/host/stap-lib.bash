@@ -37,6 +37,12 @@ stap_run() {
 		fi
 		fail "'qemu/stap $*' exited $rc, expected $want"
 	fi
+	# through stapsh a script that stap stopped (an error, the overload
+	# check) still exits 0: its ERROR line is the only sign
+	if [[ $want == 0 ]] && grep -q '^ERROR: ' "$T/err"; then
+		echo "--- stderr"; tail -n 60 "$T/err"
+		fail "'qemu/stap $*' printed an ERROR"
+	fi
 	echo "ok: qemu/stap $* exited $rc"
 }
 
