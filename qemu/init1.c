@@ -28,6 +28,7 @@
 
 #define NEWROOT	"/newroot"
 #define CTL	"/run/mmfi"
+#define P9OPTS	"trans=virtio,version=9p2000.L,msize=512000"
 
 static const char prog[] = "mmfi-init1";
 
@@ -149,8 +150,7 @@ static char *read_line(const char *path, char *buf, size_t size)
 
 int main(int argc, char **argv)
 {
-	static const char p9[] = "trans=virtio,version=9p2000.L,msize=512000";
-	char opts[128], mods[4096], *stage2;
+	char mods[4096], *stage2;
 	struct stat st;
 
 	(void)argc;
@@ -177,8 +177,7 @@ int main(int argc, char **argv)
 	 * bash twice as fast) page-history.stp lost the end of its output
 	 * in CI; see qemu/README.md.
 	 */
-	snprintf(opts, sizeof(opts), "%s,ro", p9);
-	do_mount("hostroot", "/lower", "9p", MS_RDONLY, opts);
+	do_mount("hostroot", "/lower", "9p", MS_RDONLY, P9OPTS ",ro");
 	do_mount("rw", "/rw", "tmpfs", 0, "mode=0755");
 	mkdirs("/rw/upper");
 	mkdirs("/rw/work");
@@ -199,8 +198,8 @@ int main(int argc, char **argv)
 	do_mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
 	/* the host's /run means nothing here */
 	do_mount("run", "/run", "tmpfs", 0, "mode=0755");
-	do_mount("ctl", CTL, "9p", 0, p9);
-	do_mount("out", "/out", "9p", 0, p9);
+	do_mount("ctl", CTL, "9p", 0, P9OPTS);
+	do_mount("out", "/out", "9p", 0, P9OPTS);
 	/* the guest kernel's modules, so that modprobe finds them */
 	if (read_line(CTL "/modules", mods, sizeof(mods)) && *mods) {
 		if (!stat(mods, &st) && S_ISDIR(st.st_mode))

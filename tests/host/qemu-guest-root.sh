@@ -29,7 +29,6 @@ expect_status 123 qemu/run --timeout 120 --out "$T/bad" --append mmfi.init=/none
 expect_grep 'mmfi-init1: cannot execute /nonexistent/stage2: No such file or directory' "$T/bad/console.log"
 no_qemu_left
 
-# init1 refuses to run as a command
-gcc -static -O2 -Wall -Wextra -Werror -o "$T/init1" qemu/init1.c || fail "qemu/init1.c does not build"
-expect_status 2 "$T/init1"
+# init1 refuses to run as a command (qemu/mkinitramfs keeps a copy of it)
+expect_status 2 build/init1
 expect_grep "guest kernel's /init \(pid 1\), not a command" "$T/err"
