@@ -244,7 +244,8 @@ mmfi_qemu_cmdline() {
 	# ACPI's link devices, whose AML takes ~0.15 s of TCG time per link
 	# (three links, half a second of every boot).
 	append="console=ttyS0 panic=-1 printk.devkmsg=on pci=noacpi mmfi.guest=1$lpj_arg"
-	append+=" mmfi.init=$MMFI_TOP/qemu/guest-init mmfi.mode=$mode $MMFI_FLAVOUR_APPEND ${GUEST_APPEND:-}"
+	append+=" mmfi.init=$MMFI_TOP/qemu/guest-init mmfi.stapsh=$MMFI_BUILD/stapsh mmfi.mode=$mode"
+	append+=" $MMFI_FLAVOUR_APPEND ${GUEST_APPEND:-}"
 	QEMU_CMD=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
 		"${accel_args[@]}")
 	QEMU_CMD+=(-smp "${GUEST_SMP:-2}" -m "${GUEST_MEM:-$MMFI_FLAVOUR_MEM}"
@@ -397,7 +398,12 @@ mmfi_guest_start() {
 			"${QEMU_CMD[@]}" <&"$tty_fd" 2>"$dir/qemu.err" &
 		exec {tty_fd}<&-
 	else
-		setpriv --pdeathsig KILL -- bash -c "$_mmfi_qemu_exec" qemu "$parent" \
+		# A session of its own: the Ctrl-C of a terminal goes to its
+		# foreground process group, and QEMU, which handles SIGINT
+		# even where bash left it ignored, would end the guest before
+		# 'qemu/stap' had the script's probe end run in it.  (setsid
+		# does not fork here: a job of a script is no group leader.)
+		setsid setpriv --pdeathsig KILL -- bash -c "$_mmfi_qemu_exec" qemu "$parent" \
 			"${QEMU_CMD[@]}" </dev/null 2>"$dir/qemu.err" &
 	fi
 	MMFI_QPID=$!
