@@ -33,6 +33,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -46,12 +47,13 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_FILE	(512L << 20)	/* a module with all its debug info fits */
 #define MAX_FILES	16
 #define MAX_ARGS	256
-#define LINE_MAX_LEN	8192
+#define LINE_MAX_LEN	65536	/* a "run" line with a long -c workload fits */
 
 extern char **environ;
 
@@ -62,7 +64,6 @@ static bool listening;			/* fd_in is a virtio-serial port */
 static bool host_gone;			/* the client hung up: nothing more to say */
 static bool framed;			/* the "data" option */
 static char tmpdir[PATH_MAX];
-static char files[MAX_FILES][NAME_MAX + 1];
 static int nfiles;
 static pid_t child = -1;
 static int child_status = -1;		/* exit status once it ended */
@@ -74,28 +75,55 @@ static int fail_status;			/* the session broke: exit with this */
 static char inbuf[LINE_MAX_LEN];
 static size_t inlen;
 static bool in_eof;
+static bool discarding;			/* skipping the rest of an overlong line */
 
 /* ---- talking to the client ---------------------------------------------- */
 
-static bool host_connected(void);
+/* A virtio-serial port reports POLLHUP while no host program holds it. */
+static bool host_connected(void)
+{
+	struct pollfd p = { .fd = fd_in, .events = POLLIN };
+
+	return poll(&p, 1, 0) >= 0 && !(p.revents & POLLHUP);
+}
+
+/* The client left: say nothing more, read nothing more, stop staprun. */
+static void hang_up(void)
+{
+	host_gone = true;
+	in_eof = true;
+}
+
+/*
+ * Wait until fd is ready for events (POLLIN or POLLOUT); false if the
+ * client hung up.  The client's fds are non-blocking: a writer blocked on
+ * a port whose client left would sleep until the next client comes, and
+ * then hand it the rest of this session.
+ */
+static bool wait_client(int fd, short events)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			return false;
+	if (p.revents & events)
+		return true;
+	return !(p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
 
 static void write_all(const char *buf, size_t len)
 {
 	while (len && !host_gone) {
-		ssize_t n;
+		ssize_t n = write(fd_out, buf, len);
 
-		/* a port whose client left blocks writers until the next one
-		 * comes, which must not get the rest of this session */
-		if (listening && !host_connected()) {
-			host_gone = true;
-			return;
-		}
-		n = write(fd_out, buf, len);
-
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+			if (!wait_client(fd_out, POLLOUT))
+				hang_up();
 			continue;
+		}
 		if (n <= 0) {
-			host_gone = true;
+			hang_up();
 			return;
 		}
 		buf += n;
@@ -114,8 +142,11 @@ static void __attribute__((format(printf, 1, 2))) reply(const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
-	if ((size_t)n >= sizeof(line))
+	if ((size_t)n >= sizeof(line)) {
+		/* still one line for the client's fgets() */
 		n = sizeof(line) - 1;
+		line[n - 1] = '\n';
+	}
 	write_all(line, n);
 }
 
@@ -125,16 +156,16 @@ static void __attribute__((format(printf, 1, 2))) reply(const char *fmt, ...)
 			reply("stapsh: " fmt "\n", ##__VA_ARGS__);	\
 	} while (0)
 
-/* Read more of the client's input into inbuf; false at its end. */
+/* Read what the client sent into inbuf; false at its end. */
 static bool fill_input(void)
 {
 	ssize_t n;
 
 	if (in_eof || inlen == sizeof(inbuf))
 		return !in_eof;
-	do
-		n = read(fd_in, inbuf + inlen, sizeof(inbuf) - inlen);
-	while (n < 0 && errno == EINTR);
+	n = read(fd_in, inbuf + inlen, sizeof(inbuf) - inlen);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
 	if (n <= 0) {
 		in_eof = true;
 		return false;
@@ -149,17 +180,29 @@ static void consume_input(size_t n)
 	inlen -= n;
 }
 
-/* A whole line from inbuf (without its newline), or NULL if none yet. */
+static void __attribute__((format(printf, 1, 2))) reply(const char *fmt, ...);
+
+/* Copy a whole line from inbuf (without its newline); false if none yet. */
 static bool take_line(char *line, size_t size)
 {
-	char *nl = memchr(inbuf, '\n', inlen);
+	char *nl;
 	size_t len;
 
-	if (!nl) {
-		if (inlen < sizeof(inbuf))
+	for (;;) {
+		nl = memchr(inbuf, '\n', inlen);
+		if (!nl && inlen == sizeof(inbuf)) {
+			/* no command is that long: skip it to its end */
+			discarding = true;
+			inlen = 0;
 			return false;
-		/* no command is that long: drop it */
-		nl = inbuf + inlen - 1;
+		}
+		if (!nl)
+			return false;
+		if (!discarding)
+			break;
+		consume_input(nl - inbuf + 1);
+		discarding = false;
+		reply("ERROR: command line longer than %d bytes\n", LINE_MAX_LEN);
 	}
 	len = nl - inbuf;
 	if (len >= size)
@@ -183,13 +226,11 @@ static bool take_line(char *line, size_t size)
  */
 static void nudge(void)
 {
-	int fl = fcntl(fd_out, F_GETFL);
-
+	if (host_gone || !framed)
+		return;
 	/* never wait for room: a client that is not reading has bytes to come */
-	fcntl(fd_out, F_SETFL, fl | O_NONBLOCK);
 	if (write(fd_out, "\n", 1) < 0 && errno != EAGAIN && errno != EINTR)
-		host_gone = true;
-	fcntl(fd_out, F_SETFL, fl);
+		hang_up();
 }
 
 #define NUDGES		8	/* after each burst of output */
@@ -228,16 +269,20 @@ static bool forward(int i)
 	return true;
 }
 
-/* After staprun ended: what it (or its workload) left in the pipes. */
+/*
+ * After staprun ended: what it left in the pipes.  Its -c workload may
+ * have left a process behind that still writes; stop at the first moment
+ * a pipe is empty, and after 10 s in any case.
+ */
 static void drain(void)
 {
+	time_t end = time(NULL) + 10;
 	int i;
 
 	for (i = 0; i < 2; i++)
-		while (pipes[i] >= 0 && forward(i)) {
+		while (pipes[i] >= 0 && forward(i) && time(NULL) < end) {
 			struct pollfd p = { .fd = pipes[i], .events = POLLIN };
 
-			/* empty and nobody else writing: done */
 			if (poll(&p, 1, 0) <= 0)
 				break;
 		}
@@ -254,16 +299,31 @@ static void reap(void)
 	child = -1;
 }
 
-/* Only called once staprun has ended (or never started). */
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* Normally called once staprun has ended (or never started). */
 static void __attribute__((noreturn)) finish(int status)
 {
 	int i;
 
+	if (child > 0) {
+		/* an error of our own: do not leave it running */
+		kill(child, SIGKILL);
+		while (waitpid(child, &i, 0) < 0 && errno == EINTR)
+			;
+		child = -1;
+	}
 	drain();
-	for (i = 0; i < nfiles; i++)
-		unlinkat(AT_FDCWD, files[i], 0);
+	/* the module and whatever staprun wrote there (stap -o FILE) */
 	if (tmpdir[0] && chdir("/") == 0)
-		rmdir(tmpdir);
+		nftw(tmpdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	if (framed && child_status >= 0) {
 		reply("quit\n");
 		/* until the client hung up, at most 30 s */
@@ -328,7 +388,7 @@ static bool take_bytes(long size, int fd, bool *write_ok)
 	while (size > 0) {
 		size_t n;
 
-		if (!inlen && !fill_input())
+		if (!inlen && (!wait_client(fd_in, POLLIN) || !fill_input()))
 			return false;
 		n = inlen < (size_t)size ? inlen : (size_t)size;
 		if (fd >= 0 && *write_ok) {
@@ -372,7 +432,7 @@ static void cmd_file(char *size_s, char *name)
 	if (name && good_name(name) && child < 0 && nfiles < MAX_FILES)
 		fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0)
-		snprintf(files[nfiles++], sizeof(files[0]), "%s", name);
+		nfiles++;
 	else
 		write_ok = false;
 	if (!take_bytes(size, fd, &write_ok)) {
@@ -435,7 +495,7 @@ static void cmd_run(char *args)
 			return;
 		}
 		if (!qp_decode(tok)) {
-			reply("ERROR: bad quoted-printable argument '%s'\n", tok);
+			reply("ERROR: bad quoted-printable in argument %d\n", argc);
 			return;
 		}
 		argv[argc++] = tok;
@@ -456,12 +516,17 @@ static void cmd_run(char *args)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-	/* not our blocked signals (SIGHUP is how "quit" reaches it) nor our
-	 * ignored SIGPIPE */
+	/*
+	 * Not our blocked signals (SIGHUP is how "quit" reaches it), nor our
+	 * ignored SIGPIPE, nor the SIGINT and SIGQUIT that guest-init's
+	 * background job left ignored: the -c workload gets them too.
+	 */
 	posix_spawnattr_init(&attr);
 	sigemptyset(&none);
 	sigemptyset(&dfl);
 	sigaddset(&dfl, SIGPIPE);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGQUIT);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &dfl);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
@@ -560,14 +625,6 @@ static void __attribute__((noreturn)) usage_error(const char *fmt, const char *a
 	exit(2);
 }
 
-/* A virtio-serial port reports POLLHUP while no host program holds it. */
-static bool host_connected(void)
-{
-	struct pollfd p = { .fd = fd_in, .events = POLLIN };
-
-	return poll(&p, 1, 0) >= 0 && !(p.revents & POLLHUP);
-}
-
 int main(int argc, char **argv)
 {
 	const char *port = NULL;
@@ -630,6 +687,9 @@ int main(int argc, char **argv)
 		fcntl(fd_in, F_SETOWN, getpid());
 		fcntl(fd_in, F_SETFL, fcntl(fd_in, F_GETFL) | O_ASYNC);
 	}
+	/* see wait_client() */
+	fcntl(fd_in, F_SETFL, fcntl(fd_in, F_GETFL) | O_NONBLOCK);
+	fcntl(fd_out, F_SETFL, fcntl(fd_out, F_GETFL) | O_NONBLOCK);
 
 	umask(077);
 	snprintf(tmpdir, sizeof(tmpdir), "%s/stapsh.XXXXXX",
@@ -691,7 +751,7 @@ int main(int argc, char **argv)
 			command(line);
 		if (in_eof && listening)
 			host_gone = true;	/* a closed port: nobody to tell */
-		if (in_eof && !interrupted)
+		if ((in_eof || host_gone) && !interrupted)
 			interrupt();		/* the client left: stop the script */
 		if (child < 0 && child_status >= 0)
 			finish(child_status);

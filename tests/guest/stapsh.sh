@@ -22,6 +22,12 @@ shift 2
 printf 'args:'; printf ' [%s]' "$@"; echo
 echo "module: $(cat "$mod")"
 echo "to stderr" >&2
+# what a program it starts inherits (bash itself always ignores SIGQUIT)
+sed -n 's/^SigIgn:[[:space:]]*/sigign: /p' /proc/self/status
+if [[ $bytes == stream ]]; then
+	trap 'exit 0' HUP
+	while :; do echo streaming; sleep 0.01; done
+fi
 if [[ $bytes == wait ]]; then
 	trap 'head -c 300000 /dev/zero | tr "\0" e; echo; echo "end done"; exit 0' HUP
 	echo waiting
@@ -47,10 +53,16 @@ signal.alarm(300)   # a hang fails the test instead of waiting for the runner
 
 stapsh, staprun, tmp = sys.argv[1:4]
 
+def ignore_signals():
+    # as guest-init's background job starts it: SIGINT and SIGQUIT ignored
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+
 def session():
     env = dict(os.environ, TMPDIR=tmp)
     return subprocess.Popen([stapsh, "-S", staprun], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, env=env)
+                            stdout=subprocess.PIPE, env=env, preexec_fn=ignore_signals)
 
 def send(p, text, data=b""):
     p.stdin.write(text.encode() + data)
@@ -101,6 +113,9 @@ time.sleep(3)
 out = frames(p)
 text = out["stdout"].decode()
 assert text.startswith("args: [-o a=b] [/tmp/x]\nmodule: MODULE\n"), text[:200]
+ign = int(text.split("sigign: ")[1].split()[0], 16)
+assert not ign & (1 << (signal.SIGINT - 1) | 1 << (signal.SIGQUIT - 1) | 1 << (signal.SIGPIPE - 1)), \
+    "staprun started with SIGINT, SIGQUIT or SIGPIPE ignored: SigIgn %x" % ign
 assert text.endswith("x" * 900000 + "\n"), "the end of staprun's output is missing (%d bytes)" % len(text)
 assert out["stderr"] == b"to stderr\n", out["stderr"]
 assert p.wait(timeout=60) == 3, "stapsh did not exit with staprun's status"
@@ -142,6 +157,33 @@ assert line(p).startswith("ERROR: bad file size 'x12'")
 p.stdin.close()
 assert p.wait(timeout=60) == 2, "a broken session did not exit 2"
 print("ok: bad requests get ERROR replies; a bad file size ends the session with status 2")
+
+# 4. a command line too long to be one is skipped to its end, answered
+#    with an ERROR, and the session goes on
+p = session()
+greet(p)
+send(p, "file 3 " + "a" * 70000 + "\n")
+assert line(p).startswith("ERROR: command line longer than"), "overlong line not refused"
+send(p, "option verbose\n")
+assert line(p) == "OK\n", "the session did not go on after an overlong line"
+p.stdin.close()
+assert p.wait(timeout=60) == 0
+print("ok: an overlong command line gets an ERROR and the session goes on")
+
+# 5. the client stops reading (a closed socket) while staprun streams:
+#    stapsh stops staprun and ends, though its input is still open
+p = session()
+greet(p)
+send(p, "file 3 s.ko\n", b"mod")
+assert line(p) == "OK\n"
+send(p, "run stream s.ko\n")
+assert line(p) == "OK\n"
+while b"streaming" not in p.stdout.read1(4096):
+    pass
+p.stdout.close()
+assert p.wait(timeout=60) == 0, "stapsh went on after its client stopped reading"
+p.stdin.close()
+print("ok: a client that hangs up mid-session stops staprun and stapsh")
 EOF
 # each session removed its directory (in $TMPDIR) and the files in it
 left=$(find "$T/tmp" -mindepth 1 | wc -l)
