@@ -30,6 +30,17 @@ expect_grep() {
 	echo "ok: '$1' in $(basename "$2")"
 }
 
+# expect_count N PATTERN [FILE]: exactly N lines match.
+expect_count() {
+	local n file=${3:-$T/out}
+	n=$(grep -cE -- "$2" "$file" || true)
+	if [[ $n != "$1" ]]; then
+		echo "--- $file"; tail -n 60 "$file"
+		fail "$n lines match '$2' in $(basename "$file"), expected $1"
+	fi
+	echo "ok: $1 lines match '$2'"
+}
+
 # Every QEMU started by this test inherits this tag in its environment, so
 # no_qemu_left finds ours and only ours (other guests may be running).
 MMFI_TEST_TAG=mmfi-test-$$-$RANDOM

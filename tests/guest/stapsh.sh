@@ -88,6 +88,13 @@ def frames(p):
         assert len(data) == int(n), ("short frame", l, len(data))
         out[stream] += data
 
+def start(p, mode, module):
+    """Store a module file and run the stand-in in MODE with it."""
+    send(p, "file 3 %s\n" % module, b"mod")
+    assert line(p) == "OK\n"
+    send(p, "run %s %s\n" % (mode, module))
+    assert line(p) == "OK\n"
+
 def greet(p):
     send(p, "stap 4.8\n")
     l = line(p).split()
@@ -125,10 +132,7 @@ print("ok: all %d bytes that staprun left in its pipe arrived, then quit; status
 #    then (a script's probe end) still arrives before quit
 p = session()
 greet(p)
-send(p, "file 3 m.ko\n", b"mod")
-assert line(p) == "OK\n"
-send(p, "run wait m.ko\n")
-assert line(p) == "OK\n"
+start(p, "wait", "m.ko")
 seen = b""
 while b"waiting" not in seen:
     l = line(p)
@@ -174,10 +178,7 @@ print("ok: an overlong command line gets an ERROR and the session goes on")
 #    stapsh stops staprun and ends, though its input is still open
 p = session()
 greet(p)
-send(p, "file 3 s.ko\n", b"mod")
-assert line(p) == "OK\n"
-send(p, "run stream s.ko\n")
-assert line(p) == "OK\n"
+start(p, "stream", "s.ko")
 while b"streaming" not in p.stdout.read1(4096):
     pass
 p.stdout.close()

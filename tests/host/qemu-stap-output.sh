@@ -30,12 +30,6 @@ rc=0
 qemu/stap --new --timeout 300 -DMAXACTION=100000 -e "$script" 2>"$T/err" | slow_reader >"$T/out" ||
 	rc=$?
 ((rc == 0)) || { tail "$T/err"; fail "qemu/stap with a slow reader exited $rc"; }
-expect_count() {
-	local n
-	n=$(grep -cE -- "$2" "$T/out" || true)
-	[[ $n == "$1" ]] || { tail -n 3 "$T/out"; fail "$n lines match '$2', expected $1"; }
-	echo "ok: $1 lines match '$2'"
-}
 expect_count 30000 '^tick [0-9]+ line [0-9]+$'
 expect_grep '^the end after 300 ticks$' "$T/out"
 # and in order: the last tick's last line just before the end

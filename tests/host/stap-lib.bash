@@ -49,17 +49,6 @@ stap_run() {
 # out_lines PATTERN: the lines of $T/out matching the ERE PATTERN.
 out_lines() { grep -E -- "$1" "$T/out" || true; }
 
-# expect_count N PATTERN [FILE]: exactly N lines match.
-expect_count() {
-	local n file=${3:-$T/out}
-	n=$(grep -cE -- "$2" "$file" || true)
-	if [[ $n != "$1" ]]; then
-		echo "--- $file"; tail -n 60 "$file"
-		fail "$n lines match '$2' in $(basename "$file"), expected $1"
-	fi
-	echo "ok: $1 lines match '$2'"
-}
-
 # expect_usage SCRIPT-ARGS...: the script rejects its arguments with its
 # usage on stdout and an error naming the problem on stderr, before
 # arming anything.  (staprun exits 1 after the error; through stap --remote
