@@ -1,20 +1,31 @@
 # shellcheck shell=bash
-# bench/lib.sh: helpers of the benchmarks that compare kernels; sourced
-# after qemu/lib.sh, in $MMFI_TOP.
+# bench/lib.sh: helpers of the benchmarks; sourced after qemu/lib.sh, in
+# $MMFI_TOP.
+
+# bench_count VAR DEFAULT: the value of environment variable VAR, DEFAULT
+# if unset; exits 2 naming VAR if it is not a positive integer.
+bench_count() {
+	local v=${!1:-$2}
+	[[ $v =~ ^[1-9][0-9]*$ ]] || { msg "$1 must be a positive integer, not '$v'"; exit "$MMFI_EXIT_USAGE"; }
+	echo "$v"
+}
 
 # bench_cc: the compiler for kernel builds, through ccache when present.
 bench_cc() {
 	if command -v ccache >/dev/null; then echo "ccache gcc"; else echo gcc; fi
 }
 
-# bench_kmalloc_module KBUILD OUT: bench/kmalloc-loop's module, built in
-# OUT for the kernel build tree KBUILD.
-bench_kmalloc_module() {
-	rm -rf "$2"
-	mkdir -p "$2"
-	cp bench/kmalloc-loop/kmalloc_loop.c bench/kmalloc-loop/Kbuild "$2/"
-	make -s -C "$MMFI_SRC" O="$1" M="$2" CC="$(bench_cc)" modules >/dev/null
+# bench_module SRC KBUILD OUT: the out-of-tree module in directory SRC
+# (its .c files and Kbuild), built in OUT for the kernel build tree KBUILD.
+bench_module() {
+	rm -rf "$3"
+	mkdir -p "$3"
+	cp "$1"/*.c "$1/Kbuild" "$3/"
+	make -s -C "$MMFI_SRC" O="$2" M="$3" CC="$(bench_cc)" modules >/dev/null
 }
+
+# bench_kmalloc_module KBUILD OUT: bench/kmalloc-loop's module.
+bench_kmalloc_module() { bench_module bench/kmalloc-loop "$1" "$2"; }
 
 # bench_variant_kernel DIR CONFIG_OPTION...: build in DIR the kernel of
 # build/kbuild with those options turned off (a full build the first

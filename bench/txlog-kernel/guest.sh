@@ -31,7 +31,6 @@ LOG_EVENTS="kmem/mm_page_alloc kmem/mm_page_free
 	vmscan/mm_vmscan_lru_isolate vmscan/mm_vmscan_write_folio
 	mmap/vma_store mmap/vma_mas_szero mmap/exit_mmap fault_inject/fault_inject"
 TRACING=/sys/kernel/tracing
-[[ -d $TRACING/events ]] || mount -t tracefs nodev $TRACING
 ftrace_events() {	# ftrace_events 0|1
 	local e
 	for e in $LOG_EVENTS; do
