@@ -8,12 +8,19 @@ hits=$(git -C "$src" grep -il kmemcheck HEAD -- . ':!Documentation/translations'
 [[ -z $hits ]] || fail "kmemcheck remnants in the patched tree: $hits"
 echo "ok: no kmemcheck in $(git -C "$src" describe --always --tags)"
 
-# Every fragment option is in .config.
+# Every fragment option is in .config, and every option it turns off is off.
+off=0
 while IFS= read -r line; do
+	if [[ $line =~ ^\#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+		grep -q "^${BASH_REMATCH[1]}=" build/kbuild/.config &&
+			fail "${BASH_REMATCH[1]} is set in .config, the fragment turns it off"
+		off=$((off + 1))
+		continue
+	fi
 	[[ $line == CONFIG_* ]] || continue
 	grep -qxF -- "$line" build/kbuild/.config || fail "$line missing from .config"
 done <kernel-patches/guest.config
-echo "ok: fragment options present"
+echo "ok: fragment options present, $off turned off"
 
 # Nothing changed: no build, no re-apply.
 expect_status 0 qemu/build-kernel
@@ -34,8 +41,9 @@ done
 echo "ok: $n patch(es) match build/linux"
 
 # A dropped option is named.
-printf 'CONFIG_MMFI_DOES_NOT_EXIST=y\nCONFIG_SMP=y\n' >"$T/frag"
+printf 'CONFIG_MMFI_DOES_NOT_EXIST=y\nCONFIG_SMP=y\n# CONFIG_NUMA is not set\n# CONFIG_VT is not set\n' >"$T/frag"
 expect_status 1 qemu/build-kernel --check-config "$T/frag" build/kbuild/.config
 expect_grep 'CONFIG_MMFI_DOES_NOT_EXIST=y' "$T/err"
-grep -q 'CONFIG_SMP' "$T/err" && fail "a present option was reported as dropped"
+expect_grep '# CONFIG_NUMA is not set' "$T/err"
+grep -q 'CONFIG_SMP\|CONFIG_VT' "$T/err" && fail "a present option was reported as dropped"
 echo "ok: dropped option named"
