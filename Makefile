@@ -3,6 +3,7 @@
 #   make demo     build everything, boot the guest, show what the toolkit does
 #   make check    all tests (host, then guest, then KUnit); "N passed, N failed"
 #   make bench    benchmarks, printed as tables of ratios
+#   make fuzz     the long fuzz runs (make check runs short ones; FUZZ_SEED=N)
 #   make deps     install the Debian packages (only the missing ones)
 #   make kernel   the guest kernel from linux-source + kernel-patches/
 #                 (FLAVOUR=kasan or kcsan: a sanitizer flavour, beside it)
@@ -13,7 +14,7 @@
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-.PHONY: help deps kernel series stap-runtime tools demo check bench shell lint clean tracepoint-docs
+.PHONY: help deps kernel series stap-runtime tools demo check fuzz bench shell lint clean tracepoint-docs
 
 help:
 	@sed -n '3,/^[^#]/s/^# \{0,1\}//p' Makefile
@@ -48,6 +49,10 @@ tracepoint-docs: kernel stap-runtime tools
 # broken build ends with the "N passed, N failed" line.
 check: deps
 	@tests/run
+
+# The fuzz tests at their long size (make check runs them short).
+fuzz: deps
+	@FUZZ_SIZE=long TESTS='@(host/txlog-fuzz|guest/fault-inject-fuzz)' tests/run
 
 bench: kernel stap-runtime tools
 	@bench/run

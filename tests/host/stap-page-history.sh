@@ -7,12 +7,16 @@
 . "$(dirname "$0")/stap-lib.bash"
 PH=(-s 64 stap-scripts/page-history.stp)
 
-# 1. pfn=proc: mmcalls faults in a page, writes its pfn to the control file,
-#    forks (the page is shared), the child writes (copy on write: the child
-#    drops it), the parent unmaps it (the last reference: freed).
+# 1. pfn=proc: mmcalls faults in a page, puts it on the LRU list, writes
+#    its pfn to the control file, forks (the page is shared), the child
+#    writes (copy on write: the child drops it), the parent unmaps it (the
+#    last reference: freed).
 stap_run 0 "${PH[@]}" pfn=proc -- "$MMCALLS" page '/proc/systemtap/*/pfn'
 pfn=$(sed -n 's/^pfn=\(0x[0-9a-f]*\)$/\1/p' "$T/out")
 [[ -n $pfn && $pfn != 0x0 ]] || fail "mmcalls printed no pfn"
+# The counts below hold for a page on the LRU list; one still in its CPU's
+# LRU-add batch has a reference more, and whoever drains the batch frees it.
+expect_grep '^lru=1$' "$T/out"
 expect_grep "^page-history: following pfn $pfn\$" "$T/out"
 grep '^txrec ' "$T/out" >"$T/tx"
 expect_count 0 "^txrec " <(grep -vE " (pfn|new_pfn)=$pfn( |\$)" "$T/tx")

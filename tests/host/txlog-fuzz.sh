@@ -11,9 +11,21 @@
 # in a child process for that reason).
 #
 # The seed trace is recorded in the guest (one boot), or taken from
-# TXLOG_FUZZ_SEED=FILE.  FUZZ_CASES=N sets the number of byte-flip cases
-# (default 160).
+# TXLOG_FUZZ_SEED=FILE.  FUZZ_SIZE=short (make check: about 200 cases) or
+# long (make fuzz: about 1,100); FUZZ_SEED=N (default 7) seeds the random
+# truncation offsets, bit flips and text damage, so a failure can be run
+# again with the seed it printed.
 . "$(dirname "$0")/../lib.sh"
+
+seed=${FUZZ_SEED:-7}
+[[ $seed =~ ^[0-9]+$ ]] || { echo "FUZZ_SEED=$seed: expected a non-negative integer" >&2; exit 2; }
+case ${FUZZ_SIZE:-short} in
+#              spread  tail  flips  text cut  text flips
+short) sizes=(30       20    40     8         12) ;;
+long)  sizes=(120      57    160    0         40) ;;
+*) echo "FUZZ_SIZE=$FUZZ_SIZE: expected short or long" >&2; exit 2 ;;
+esac
+echo "fuzz: seed $seed, size ${FUZZ_SIZE:-short}"
 
 asan=$T/asan/txlog
 make -s -C txlog O="$T/asan" SANITIZE=1 >"$T/build.log" 2>&1 || { cat "$T/build.log"; fail "the sanitizer build failed"; }
@@ -53,7 +65,7 @@ check() {
 		if grep -q 'runtime error:' "$T/e" || [[ $frame != *libtracecmd.so* && $frame != *libtraceevent.so* ]]; then
 			cp "$f" "$TOP/build/test-out/txlog-fuzz-failing-input" 2>/dev/null || true
 			head -30 "$T/e"
-			fail "$(basename "$f"): sanitizer error in txlog (input kept as build/test-out/txlog-fuzz-failing-input)"
+			fail "$(basename "$f"): sanitizer error in txlog (seed $seed; input kept as build/test-out/txlog-fuzz-failing-input)"
 		fi
 		lib_faults=$((lib_faults + 1))
 		rc=0
@@ -71,14 +83,23 @@ check() {
 	last_rc=$rc
 }
 
-# --- truncations: the first 64 bytes one by one, then 120 offsets spread
-# over the file, then the last 400 bytes every 7.  Each must be rejected
-# (exit 2), or lose nothing: the same output as the whole file (the end of
-# a version 7 file is a table of section names that no reader needs).
+# --- truncations: the first 64 bytes one by one, then random offsets
+# spread over the file, then random ones in its last 400 bytes.  Each must
+# be rejected (exit 2), or lose nothing: the same output as the whole file
+# (the end of a version 7 file is a table of section names that no reader
+# needs).
 size=$(stat -c %s "$T/seed.dat")
 cp "$T/seed.dat" "$T/cut.dat"
 "$plain" "$T/cut.dat" >"$T/whole.out" 2>&1 || true
-offsets=$( { seq 0 63; seq 64 $((size / 120)) $((size - 1)); seq $((size - 400)) 7 $((size - 1)); } | sort -nu)
+offsets=$( { seq 0 63; python3 -c '
+import random, sys
+size, seed, spread, tail = map(int, sys.argv[1:])
+r = random.Random(seed)
+for _ in range(spread):
+    print(r.randrange(64, size))
+for _ in range(tail):
+    print(r.randrange(max(64, size - 400), size))
+' "$size" "$seed" "${sizes[0]}" "${sizes[1]}"; } | sort -nu)
 for off in $offsets; do
 	head -c "$off" "$T/seed.dat" >"$T/cut.dat"
 	check "$T/cut.dat"
@@ -95,12 +116,12 @@ echo "ok: $((rejected + tail_only)) truncations: $rejected rejected with exit 2,
 
 # --- byte flips: 1 to 8 random bits, anywhere, or in the last quarter
 # (event data) or the first 4 KiB (headers, formats).
-python3 - "$T/seed.dat" "$T/flips" "${FUZZ_CASES:-160}" <<'EOF'
+python3 - "$T/seed.dat" "$T/flips" "${sizes[2]}" "$seed" <<'EOF'
 import os, random, sys
 src, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 data = open(src, "rb").read()
 os.makedirs(out, exist_ok=True)
-r = random.Random(7)
+r = random.Random(int(sys.argv[4]))
 for i in range(n):
     b = bytearray(data)
     region = [(0, len(b)), (len(b) * 3 // 4, len(b)), (0, min(4096, len(b)))][i % 3]
@@ -114,10 +135,12 @@ for f in "$T"/flips/*.dat; do
 done
 echo "ok: $(find "$T/flips" -name '*.dat' | wc -l) files with flipped bits: exit statuses$(for k in "${!status_count[@]}"; do printf ' %s:%s' "$k" "${status_count[$k]}"; done) (all cases so far)"
 
-# --- txrec text: a valid file, cut at every 61st byte, and with bytes overwritten.
-python3 - "$T/txrec" <<'EOF'
+# --- txrec text: a valid file, cut at random offsets (long: every 61st
+# byte), and with bytes overwritten.
+python3 - "$T/txrec" "$seed" "${sizes[3]}" "${sizes[4]}" <<'EOF'
 import os, random, sys
 out = sys.argv[1]
+seed, cuts, flips = map(int, sys.argv[2:])
 os.makedirs(out, exist_ok=True)
 lines = []
 for i in range(40):
@@ -129,10 +152,11 @@ for i in range(40):
     lines.append("txrec ts=%d cpu=1 pid=11 comm=w1 event=kmem:mm_page_free pfn=0x%x order=0" % (1000 * i + 4, pfn))
 text = ("some console line\n" + "\n".join(lines) + "\n").encode()
 open(os.path.join(out, "valid.txt"), "wb").write(text)
-for off in range(0, len(text), 61):
+r = random.Random(seed)
+offs = range(0, len(text), 61) if cuts == 0 else sorted({r.randrange(len(text)) for _ in range(cuts)})
+for off in offs:
     open(os.path.join(out, "cut-%05d.txt" % off), "wb").write(text[:off])
-r = random.Random(11)
-for i in range(40):
+for i in range(flips):
     b = bytearray(text)
     for _ in range(r.randint(1, 6)):
         b[r.randrange(len(b))] = r.randrange(256)

@@ -9,10 +9,12 @@
  *   mmcalls pipe N          write N pages into a pipe nobody reads (N <= 16)
  *   mmcalls trunc FILE N    N rounds of ftruncate(FILE) then truncate(FILE),
  *                           each line with the call's duration in ns
- *   mmcalls page [CTL]      fault in one anonymous page, print its pfn (from
- *                           /proc/self/pagemap) and write it to CTL (a glob,
- *                           e.g. '/proc/systemtap/STAR/pfn'), then share it
- *                           with a child, let the child write to it, and unmap it
+ *   mmcalls page [CTL]      fault in one anonymous page, push it onto the LRU
+ *                           list, print its pfn (from /proc/self/pagemap)
+ *                           and whether it is on the LRU (/proc/kpageflags),
+ *                           write the pfn to CTL (a glob, e.g.
+ *                           '/proc/systemtap/STAR/pfn'), then share it with a
+ *                           child, let the child write to it, and unmap it
  *   mmcalls churn           a bit of everything: files, page faults, a 2 MB
  *                           aligned region (THP), pipes, fork
  *   mmcalls anon MB         write MB megabytes of anonymous memory, page by
@@ -27,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,9 +145,25 @@ static uint64_t pfn_of(void *addr)
 	return entry & ((1ULL << 55) - 1);
 }
 
+/* Is the page @pfn on an LRU list (/proc/kpageflags, KPF_LRU)?  -1: unknown */
+static int on_lru(uint64_t pfn)
+{
+	uint64_t flags;
+	int fd, ret = -1;
+
+	fd = open("/proc/kpageflags", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &flags, sizeof(flags), pfn * sizeof(flags)) == sizeof(flags))
+		ret = (flags >> 5) & 1;
+	close(fd);
+	return ret;
+}
+
 static void do_page(const char *ctl)
 {
 	long pagesize = sysconf(_SC_PAGESIZE);
+	cpu_set_t cpus;
 	uint64_t pfn;
 	glob_t g;
 	FILE *f;
@@ -156,9 +175,23 @@ static void do_page(const char *ctl)
 		printf("mmap %s\n", result(0));
 		return;
 	}
+	/*
+	 * A new anonymous page waits in its CPU's LRU-add batch, which holds
+	 * a reference, until the batch fills or is drained.  Left there, the
+	 * page's counts at fork and the task that frees it depend on what
+	 * else ran on that CPU.  Stay on one CPU and let MADV_COLD drain
+	 * this CPU's batch (it deactivates nothing: the page is inactive).
+	 */
+	CPU_ZERO(&cpus);
+	CPU_SET(sched_getcpu(), &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		printf("sched_setaffinity %s\n", result(0));
 	p[0] = 1;
+	if (madvise(p, pagesize, MADV_COLD))
+		printf("madvise %s\n", result(0));
 	pfn = pfn_of(p);
 	printf("pfn=0x%llx\n", (unsigned long long)pfn);
+	printf("lru=%d\n", on_lru(pfn));
 	if (ctl) {
 		if (glob(ctl, 0, NULL, &g) || g.gl_pathc != 1) {
 			printf("ctl %s: not exactly one match\n", ctl);
