@@ -489,7 +489,7 @@ static const char *rel_name(const struct fault_cap *cap, const char *path)
 static bool is_counter(const char *file)
 {
 	return !strcmp(file, "calls") || !strcmp(file, "matched") ||
-	       !strcmp(file, "injected");
+	       !strcmp(file, "injected") || !strcmp(file, "clamped");
 }
 
 static bool plan_has_file(const struct fault_plan *plan, int upto, const char *path)

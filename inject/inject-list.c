@@ -22,7 +22,7 @@ static const char *const groups[][24] = {
 	  "reject-start", "reject-end", NULL },
 	{ "action", "action", "delay-us", "verbose", "verbose_ratelimit_interval_ms",
 	  "verbose_ratelimit_burst", NULL },
-	{ "counters", "calls", "matched", "injected", NULL },
+	{ "counters", "calls", "matched", "injected", "clamped", NULL },
 };
 
 #define NR_GROUPS (int)(sizeof(groups) / sizeof(groups[0]))
