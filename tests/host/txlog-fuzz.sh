@@ -11,8 +11,8 @@
 # in a child process for that reason).
 #
 # The seed trace is recorded in the guest (one boot), or taken from
-# TXLOG_FUZZ_SEED=FILE.  FUZZ_SIZE=short (make check: about 200 cases) or
-# long (make fuzz: about 1,100); FUZZ_SEED=N (default 7) seeds the random
+# TXLOG_FUZZ_SEED=FILE.  FUZZ_SIZE=short (make check: 180 cases) or
+# long (make fuzz: about 770); FUZZ_SEED=N (default 7) seeds the random
 # truncation offsets, bit flips and text damage, so a failure can be run
 # again with the seed it printed.
 . "$(dirname "$0")/../lib.sh"
