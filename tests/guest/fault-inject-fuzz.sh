@@ -21,7 +21,7 @@ hostile=('' ' ' '-1' '18446744073709551616' '99999999999999999999999' '0x' '0xff
 	'no_such_symbol_xyz' '__GFP_BOGUS' '__GFP_NORETRY|' '|' '__GFP_NORETRY||__GFP_IO' 'GFP_KERNEL|0x'
 	'fail,delay' 'delayed' 'FAIL' $'\x01\x02' "$(printf 'A%.0s' {1..300})" '*' '[' '\\' '%s%s%n'
 	'1e3' '+5' '--1' '0b101' '4294967296' '2147483648' '-2147483649')
-# Random strings, made in one go: printable ones of 1-30 characters and
+# Random strings: printable ones of 1-30 characters and
 # raw bytes (no NUL or newline: a shell string cannot hold the first, and
 # the second ends a line the kernel would see as the end of the value).
 # FUZZ_SEED=N (default 7) seeds them; FUZZ_SIZE=short (make check: 60 per
@@ -33,36 +33,59 @@ long) nrand=100 ;;
 *) fail "FUZZ_SIZE=$FUZZ_SIZE: expected short or long" ;;
 esac
 echo "fuzz: seed $seed, size ${FUZZ_SIZE:-short}"
-mapfile -t randoms < <(python3 -c '
-import random, sys
-r = random.Random(int(sys.argv[1]))
-n = int(sys.argv[2])
-out = sys.stdout.buffer
-for _ in range(n):
-    out.write(r.randbytes(16).hex()[:r.randint(1, 30)].encode() + b"\n")
-for _ in range(n):
-    raw = bytes(b for b in r.randbytes(r.randint(1, 30)) if b not in (0, 10))
-    out.write((raw or b"x") + b"\n")
-' "$seed" "$nrand")
+# bash's own generator, seeded, so that nothing forks: under TCG a fork or
+# an interpreter's start costs what hundreds of writes do.
+RANDOM=$seed
+randoms=()
+for ((i = 0; i < 2 * nrand; i++)); do
+	len=$((RANDOM % 30 + 1)) s=
+	for ((j = 0; j < len; j++)); do
+		if ((i < nrand)); then
+			b=$((RANDOM % 94 + 33))	# printable, no space
+		else
+			b=$((RANDOM % 256))
+			((b != 0 && b != 10)) || b=120	# 'x'
+		fi
+		printf -v h '%02x' "$b"
+		printf -v c '%b' "\\x$h"
+		s+=$c
+	done
+	randoms+=("$s")
+done
 ((${#randoms[@]} == 2 * nrand)) || fail "could not make random strings (${#randoms[@]})"
 files=(caller reject-caller pid comm skip gfp-require gfp-reject action delay-us
 	stacktrace-depth cache min-size max-size calls matched injected)
 pa_files=(max-order min-order gfp-require caller)
 rejected=0 accepted=0
 
-try_write() {	# DIR FILE VALUE
-	local dir=$1 file=$2 value=$3 before after
-	before=$(fi_snapshot "$dir")
+# try_write DIR FILE VALUE: write VALUE to DIR/FILE.  A rejected write must
+# leave every configuration file of DIR as it was.  An accepted one must read
+# back as a value that the file accepts again without a change (what a user
+# saves is what he can restore).  The snapshot of DIR from before the write
+# is kept from the last call (snap_of names its directory; anything else
+# that writes the configuration clears snap_of).
+snap='' snap_of=''
+try_write() {
+	local dir=$1 file=$2 value=$3 after back
+	[[ $snap_of == "$dir" ]] || { fi_snapshot_to snap "$dir"; snap_of=$dir; }
 	if printf '%s' "$value" >"$dir/$file" 2>/dev/null; then
 		accepted=$((accepted + 1))
-		# Accepted values must read back and be written back unchanged
-		# (the configuration stays consistent).
+		fi_snapshot_to snap "$dir"
+		IFS= read -r -d '' back <"$dir/$file" || true
+		back=${back%$'\n'}
+		printf '%s' "$back" >"$dir/$file" 2>/dev/null ||
+			fail "$dir/$file accepted '$(printf '%q' "$value")' but not its own reading '$(printf '%q' "$back")' (FUZZ_SEED=$seed)"
+		fi_snapshot_to after "$dir"
+		if [[ $snap != "$after" ]]; then
+			diff <(tr '|' '\n' <<<"$snap") <(tr '|' '\n' <<<"$after") >&2 || true
+			fail "writing back $dir/$file's reading of '$(printf '%q' "$value")' changed the configuration (FUZZ_SEED=$seed)"
+		fi
 		return 0
 	fi
 	rejected=$((rejected + 1))
-	after=$(fi_snapshot "$dir")
-	if [[ $before != "$after" ]]; then
-		diff <(echo "$before") <(echo "$after") >&2 || true
+	fi_snapshot_to after "$dir"
+	if [[ $snap != "$after" ]]; then
+		diff <(tr '|' '\n' <<<"$snap") <(tr '|' '\n' <<<"$after") >&2 || true
 		fail "rejected write of '$(printf '%q' "$value")' to $dir/$file changed the configuration (FUZZ_SEED=$seed)"
 	fi
 }
@@ -75,6 +98,7 @@ for file in "${files[@]}"; do
 	# 'pid' values were accepted on purpose).
 	fi_restore
 	fi_save $FS
+	snap_of=
 done
 for file in "${pa_files[@]}"; do
 	for v in "${hostile[@]}" 0 1 5 10 11 12 20; do try_write $PA "$file" "$v"; done
@@ -83,6 +107,7 @@ echo "ok: $rejected writes rejected without a change, $accepted accepted"
 ((rejected > ${#files[@]} * (${#hostile[@]} + nrand) / 2)) || fail "only $rejected writes were rejected"
 # min > max is refused both ways.
 restore_all
+snap_of=
 echo 3 >$PA/min-order
 try_write $PA max-order 2
 [[ "$(cat $PA/max-order)" != 2 ]] || fail "max-order below min-order was accepted"

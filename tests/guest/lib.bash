@@ -25,17 +25,29 @@ COUNTERS=" calls matched injected "
 fi_files() {
 	local f
 	for f in "$1"/*; do
-		[[ -f $f && -w $f && $COUNTERS != *" $(basename "$f") "* ]] && echo "$f"
+		[[ -f $f && -w $f && $COUNTERS != *" ${f##*/} "* ]] && echo "$f"
 	done
+	return 0
 }
 
-# fi_snapshot DIR: every configuration file and its value, one per line.
-fi_snapshot() {
+# fi_read FILE VAR: FILE's contents without the trailing newlines, in VAR,
+# without a fork.
+fi_read() {
+	local -n fi_val=$2
+	IFS= read -r -d '' fi_val <"$1" || true
+	while [[ $fi_val == *$'\n' ]]; do fi_val=${fi_val%$'\n'}; done
+}
+
+# fi_snapshot_to VAR DIR: every configuration file of DIR and its value, in
+# VAR, without a fork (the fuzz test takes thousands of them).
+fi_snapshot_to() {
+	local -n fi_snap=$1
 	local f v
-	for f in "$1"/*; do
+	fi_snap=
+	for f in "$2"/*; do
 		[[ -f $f && -w $f && $COUNTERS != *" ${f##*/} "* ]] || continue
-		IFS= read -r -d '' v <"$f" || true	# no fork: this runs thousands of times
-		printf '%s=%s|' "${f##*/}" "$v"
+		IFS= read -r -d '' v <"$f" || true
+		fi_snap+="${f##*/}=$v|"
 	done
 }
 
@@ -46,7 +58,10 @@ FI_DIR=
 fi_save() {
 	local f
 	FI_DIR=$1
-	for f in $(fi_files "$FI_DIR"); do FI_SAVED[$f]=$(cat "$f"); done
+	for f in "$FI_DIR"/*; do
+		[[ -f $f && -w $f && $COUNTERS != *" ${f##*/} "* ]] || continue
+		fi_read "$f" "FI_SAVED[$f]"
+	done
 	trap fi_restore EXIT
 }
 fi_restore() {
