@@ -3,22 +3,39 @@
 # runs in a guest through qemu/stap --new (one run per system: each page has
 # one stap command), exits 0 and prints something.  Guests boot like the
 # one that captured the examples (two NUMA nodes, a CMA area).
-# The systems are split in two halves, so that each test stays within
-# tests/run's 15 minutes when nothing is cached: this script runs the first
-# (TPDOC_STAP_PART=1/2), tracepoint-docs-stap-2.sh the second.
-# TPDOC_STAP_SYSTEMS='a b' runs only those systems.
+# TPDOC_STAP_SYSTEMS='a b' runs only those systems, one after the other.
+# Without it, the first system runs alone (its compile builds stap's
+# tracepoint query cache, which two compiles at once would both build),
+# then one worker per host CPU (at most 4) takes every Nth of the others:
+# a compile keeps both CPUs busy only while gcc runs, a TCG guest one.
 . "$(dirname "$0")/../lib.sh"
 D=tracepoint-docs
 { make -s -C $D && make -s -C inject; } >/dev/null || fail "cannot build tpdoc, mmload, inject"
 bin=build/tracepoint-docs/tpdoc
-part=${TPDOC_STAP_PART:-1/2}
-if [[ -n ${TPDOC_STAP_SYSTEMS:-} ]]; then
-	read -ra systems <<<"$TPDOC_STAP_SYSTEMS"
-else
-	mapfile -t systems < <(sed -n 's/^system //p' $D/knowledge/*.tp |
-		awk -v k="${part%/*}" -v n="${part#*/}" '(NR - 1) % n == k - 1')
+if [[ -z ${TPDOC_STAP_SYSTEMS:-} ]]; then
+	mapfile -t systems < <(sed -n 's/^system //p' $D/knowledge/*.tp)
+	((${#systems[@]} > 1)) || fail "no knowledge files"
+	TPDOC_STAP_SYSTEMS=${systems[0]} "$0" || exit
+	n=$(nproc)
+	((n <= 4)) || n=4
+	for ((k = 0; k < n; k++)); do
+		mine=()
+		for ((i = 1 + k; i < ${#systems[@]}; i += n)); do mine+=("${systems[i]}"); done
+		((${#mine[@]})) || continue
+		{ TPDOC_STAP_SYSTEMS="${mine[*]}" TPDOC_STAP_WORKER=1 "$0" >"$T/worker$k" 2>&1; echo "$?" >"$T/rc$k"; } &
+	done
+	wait
+	for ((k = 0; k < n; k++)); do
+		[[ -e $T/rc$k ]] || continue
+		echo "--- worker $((k + 1)) of $n"
+		cat "$T/worker$k"
+		[[ $(cat "$T/rc$k") == 0 ]] || fail "worker $((k + 1)) failed"
+	done
+	echo "ok: the stap commands of all ${#systems[@]} systems ran"
+	no_qemu_left
+	exit 0
 fi
-((${#systems[@]} > 0)) || fail "no system to run (part $part)"
+read -ra systems <<<"$TPDOC_STAP_SYSTEMS"
 echo "systems: ${systems[*]}"
 # qemu/stap boots its guest with GUEST_APPEND on the kernel command line.
 export GUEST_APPEND='numa=fake=2 cma=32M'
@@ -62,4 +79,5 @@ for sys in "${systems[@]}"; do
 	done
 done
 echo "ok: $n stap commands ran"
-no_qemu_left
+# (a worker's siblings still run guests: the parent checks.)
+[[ -n ${TPDOC_STAP_WORKER:-} ]] || no_qemu_left
