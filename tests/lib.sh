@@ -46,6 +46,31 @@ expect_count() {
 MMFI_TEST_TAG=mmfi-test-$$-$RANDOM
 export MMFI_TEST_TAG
 
+# guests_at_once [MAX]: how many guests a test boots at once: one per host
+# CPU (a TCG guest keeps one busy), at most 4 and at most MAX;
+# MMFI_GUEST_SHARDS=N (tests/run passes its own on) overrides.
+guests_at_once() {
+	local n=${MMFI_GUEST_SHARDS:-$(nproc)}
+	((n <= 4)) || n=4
+	((n <= ${1:-$n})) || n=$1
+	echo "$n"
+}
+
+# parts_at_once N FUNC ITEM...: N calls of FUNC at once, call K (1..N) with
+# every Nth ITEM from the Kth; its output in $T/partK.log, its status in
+# $T/partK.rc.
+parts_at_once() {
+	local n=$1 fn=$2 k i
+	shift 2
+	local -a items=("$@") mine
+	for ((k = 1; k <= n; k++)); do
+		mine=()
+		for ((i = k - 1; i < ${#items[@]}; i += n)); do mine+=("${items[i]}"); done
+		{ "$fn" "${mine[@]}" >"$T/part$k.log" 2>&1; echo "$?" >"$T/part$k.rc"; } &
+	done
+	wait
+}
+
 # no_qemu_left: fail if a QEMU started by this test is still running.
 no_qemu_left() {
 	local pid left=()

@@ -65,29 +65,30 @@ rejected=0 accepted=0
 # is kept from the last call (snap_of names its directory; anything else
 # that writes the configuration clears snap_of).
 snap='' snap_of=''
+# unchanged DIR WHAT: fail unless DIR's configuration is still $snap, saying
+# that WHAT changed it.
+unchanged() {
+	local after
+	fi_snapshot_to after "$1"
+	[[ $snap == "$after" ]] && return 0
+	diff <(tr '|' '\n' <<<"$snap") <(tr '|' '\n' <<<"$after") >&2 || true
+	fail "$2 changed the configuration (FUZZ_SEED=$seed)"
+}
 try_write() {
-	local dir=$1 file=$2 value=$3 after back
+	local dir=$1 file=$2 value=$3 back q
 	[[ $snap_of == "$dir" ]] || { fi_snapshot_to snap "$dir"; snap_of=$dir; }
+	printf -v q '%q' "$value"	# no fork: this runs thousands of times
 	if printf '%s' "$value" >"$dir/$file" 2>/dev/null; then
 		accepted=$((accepted + 1))
 		fi_snapshot_to snap "$dir"
-		IFS= read -r -d '' back <"$dir/$file" || true
-		back=${back%$'\n'}
+		fi_read "$dir/$file" back
 		printf '%s' "$back" >"$dir/$file" 2>/dev/null ||
-			fail "$dir/$file accepted '$(printf '%q' "$value")' but not its own reading '$(printf '%q' "$back")' (FUZZ_SEED=$seed)"
-		fi_snapshot_to after "$dir"
-		if [[ $snap != "$after" ]]; then
-			diff <(tr '|' '\n' <<<"$snap") <(tr '|' '\n' <<<"$after") >&2 || true
-			fail "writing back $dir/$file's reading of '$(printf '%q' "$value")' changed the configuration (FUZZ_SEED=$seed)"
-		fi
+			fail "$dir/$file accepted '$q' but not its own reading '$(printf '%q' "$back")' (FUZZ_SEED=$seed)"
+		unchanged "$dir" "writing back $dir/$file's reading of '$q'"
 		return 0
 	fi
 	rejected=$((rejected + 1))
-	fi_snapshot_to after "$dir"
-	if [[ $snap != "$after" ]]; then
-		diff <(tr '|' '\n' <<<"$snap") <(tr '|' '\n' <<<"$after") >&2 || true
-		fail "rejected write of '$(printf '%q' "$value")' to $dir/$file changed the configuration (FUZZ_SEED=$seed)"
-	fi
+	unchanged "$dir" "rejected write of '$q' to $dir/$file"
 }
 
 for file in "${files[@]}"; do

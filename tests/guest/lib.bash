@@ -21,11 +21,15 @@ kmsg_of() {
 TRACING=/sys/kernel/tracing
 COUNTERS=" calls matched injected "
 
+# fi_is_config FILE: true if FILE of a capability holds configuration (a
+# writable file, not a counter).
+fi_is_config() { [[ -f $1 && -w $1 && $COUNTERS != *" ${1##*/} "* ]]; }
+
 # fi_files DIR: the files of a capability that hold configuration.
 fi_files() {
 	local f
 	for f in "$1"/*; do
-		[[ -f $f && -w $f && $COUNTERS != *" ${f##*/} "* ]] && echo "$f"
+		fi_is_config "$f" && echo "$f"
 	done
 	return 0
 }
@@ -45,7 +49,7 @@ fi_snapshot_to() {
 	local f v
 	fi_snap=
 	for f in "$2"/*; do
-		[[ -f $f && -w $f && $COUNTERS != *" ${f##*/} "* ]] || continue
+		fi_is_config "$f" || continue
 		IFS= read -r -d '' v <"$f" || true
 		fi_snap+="${f##*/}=$v|"
 	done
@@ -59,8 +63,7 @@ fi_save() {
 	local f
 	FI_DIR=$1
 	for f in "$FI_DIR"/*; do
-		[[ -f $f && -w $f && $COUNTERS != *" ${f##*/} "* ]] || continue
-		fi_read "$f" "FI_SAVED[$f]"
+		fi_is_config "$f" && fi_read "$f" "FI_SAVED[$f]"
 	done
 	trap fi_restore EXIT
 }

@@ -41,29 +41,21 @@ for sys in "$@"; do
 done
 echo "ran $ran commands, $failed failed"
 ((failed == 0 && ran > 0))'
-# One guest per host CPU (at most 4), each with every Nth system: a TCG
-# guest keeps one host CPU busy.
-n=$(nproc)
-((n <= 4)) || n=4
-((n <= ${#systems[@]})) || n=${#systems[@]}
-for ((k = 0; k < n; k++)); do
-	mine=()
-	for ((i = k; i < ${#systems[@]}; i += n)); do mine+=("${systems[i]}"); done
-	{
-		qemu/run --append 'numa=fake=2 cma=32M' --timeout 840 --out "$T/guest$k" \
-			-- bash -c "$guest" guest "$TOP" "${mine[@]}" >"$T/log$k" 2>&1
-		echo "$?" >"$T/rc$k"
-	} &
+# Several guests at once (guests_at_once), each with every Nth system.
+run_part() {
+	qemu/run --append 'numa=fake=2 cma=32M' --timeout 840 --out "$T/guest$1" \
+		-- bash -c "$guest" guest "$TOP" "$@"
+}
+n=$(guests_at_once ${#systems[@]})
+parts_at_once "$n" run_part "${systems[@]}"
+for ((k = 1; k <= n; k++)); do
+	echo "--- guest $k of $n"
+	cat "$T/part$k.log"
+	rc=$(cat "$T/part$k.rc")
+	((rc == 0)) || fail "trace-cmd commands of the pages failed in guest $k (qemu/run exited $rc)"
+	expect_grep "^ran [0-9]+ commands, 0 failed$" "$T/part$k.log"
 done
-wait
-for ((k = 0; k < n; k++)); do
-	echo "--- guest $((k + 1)) of $n"
-	cat "$T/log$k"
-	rc=$(cat "$T/rc$k")
-	((rc == 0)) || fail "trace-cmd commands of the pages failed in guest $((k + 1)) (qemu/run exited $rc)"
-	expect_grep "^ran [0-9]+ commands, 0 failed$" "$T/log$k"
-done
-cat "$T"/log[0-9]* >"$T/log"
+cat "$T"/part[0-9]*.log >"$T/log"
 for s in "${systems[@]}"; do
 	grep -q "^ok: $s: " "$T/log" || fail "no trace-cmd command of $s ran"
 done

@@ -16,20 +16,14 @@ if [[ -z ${TPDOC_STAP_SYSTEMS:-} ]]; then
 	mapfile -t systems < <(sed -n 's/^system //p' $D/knowledge/*.tp)
 	((${#systems[@]} > 1)) || fail "no knowledge files"
 	TPDOC_STAP_SYSTEMS=${systems[0]} "$0" || exit
-	n=$(nproc)
-	((n <= 4)) || n=4
-	for ((k = 0; k < n; k++)); do
-		mine=()
-		for ((i = 1 + k; i < ${#systems[@]}; i += n)); do mine+=("${systems[i]}"); done
-		((${#mine[@]})) || continue
-		{ TPDOC_STAP_SYSTEMS="${mine[*]}" TPDOC_STAP_WORKER=1 "$0" >"$T/worker$k" 2>&1; echo "$?" >"$T/rc$k"; } &
-	done
-	wait
-	for ((k = 0; k < n; k++)); do
-		[[ -e $T/rc$k ]] || continue
-		echo "--- worker $((k + 1)) of $n"
-		cat "$T/worker$k"
-		[[ $(cat "$T/rc$k") == 0 ]] || fail "worker $((k + 1)) failed"
+	# (each worker's no_qemu_left looks for the QEMUs of its own MMFI_TEST_TAG)
+	worker() { TPDOC_STAP_SYSTEMS="$*" "$0"; }
+	n=$(guests_at_once $((${#systems[@]} - 1)))
+	parts_at_once "$n" worker "${systems[@]:1}"
+	for ((k = 1; k <= n; k++)); do
+		echo "--- worker $k of $n"
+		cat "$T/part$k.log"
+		[[ $(cat "$T/part$k.rc") == 0 ]] || fail "worker $k failed"
 	done
 	echo "ok: the stap commands of all ${#systems[@]} systems ran"
 	no_qemu_left
@@ -79,5 +73,4 @@ for sys in "${systems[@]}"; do
 	done
 done
 echo "ok: $n stap commands ran"
-# (a worker's siblings still run guests: the parent checks.)
-[[ -n ${TPDOC_STAP_WORKER:-} ]] || no_qemu_left
+no_qemu_left

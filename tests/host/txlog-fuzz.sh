@@ -57,20 +57,16 @@ report_frame() {
 # asan_all [txlog options] -- FILE...: run the ASan build on each FILE, one
 # per host CPU at a time, keeping FILE.o, FILE.e, FILE.rc and the options
 # (FILE.opts) for check() to judge in order.
-cat >"$T/asan-one" <<EOF
-#!/bin/bash
-# asan-one [txlog options] FILE
-f=\${!#} rc=0
-timeout -k 5 60 "$asan" "\$@" >"\$f.o" 2>"\$f.e" || rc=\$?
-printf '%s\\n' "\${*:1:\$#-1}" >"\$f.opts"
-echo "\$rc" >"\$f.rc"
-EOF
-chmod +x "$T/asan-one"
 asan_all() {
 	local -a opts=()
 	while [[ $1 != -- ]]; do opts+=("$1"); shift; done
 	shift
-	printf '%s\0' "$@" | xargs -0 -n 1 -P "$(nproc)" "$T/asan-one" "${opts[@]}"
+	# shellcheck disable=SC2016 # expanded by the bash that xargs starts
+	printf '%s\0' "$@" | ASAN_TXLOG=$asan xargs -0 -n 1 -P "$(nproc)" bash -c '
+		f=${!#} rc=0
+		timeout -k 5 60 "$ASAN_TXLOG" "$@" >"$f.o" 2>"$f.e" || rc=$?
+		printf "%s\n" "${*:1:$#-1}" >"$f.opts"
+		echo "$rc" >"$f.rc"' asan-one "${opts[@]}"
 }
 
 # check FILE [txlog options]: run the ASan build on FILE (or take the run
