@@ -57,8 +57,8 @@ guests_at_once() {
 }
 
 # parts_at_once N FUNC ITEM...: N calls of FUNC at once, call K (1..N) with
-# every Nth ITEM from the Kth; its output in $T/partK.log, its status in
-# $T/partK.rc.
+# every Nth ITEM from the Kth, in a subshell (a fail there ends that call
+# only); its output in $T/partK.log, its status in $T/partK.rc.
 parts_at_once() {
 	local n=$1 fn=$2 k i
 	shift 2
@@ -66,7 +66,7 @@ parts_at_once() {
 	for ((k = 1; k <= n; k++)); do
 		mine=()
 		for ((i = k - 1; i < ${#items[@]}; i += n)); do mine+=("${items[i]}"); done
-		{ "$fn" "${mine[@]}" >"$T/part$k.log" 2>&1; echo "$?" >"$T/part$k.rc"; } &
+		{ ("$fn" "${mine[@]}") >"$T/part$k.log" 2>&1; echo "$?" >"$T/part$k.rc"; } &
 	done
 	wait
 }

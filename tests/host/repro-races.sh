@@ -6,46 +6,72 @@
 # kasan flavour (when it is built) KASAN reports the use-after-free.
 . "$(dirname "$0")/../lib.sh"
 
-# reproduces NAME PATTERN...: qemu/repro --runs 3 --until 1 on
-# races/NAME.scenario exits 0, and the first reproduction's kernel log
-# matches every PATTERN.  Extra qemu/repro options in $opts; results in
-# $T/NAME$tag.
-reproduces() {
-	local name=$1 p
+# The qemu/repro runs, KIND:NAME each: "on" reproduces races/NAME.scenario
+# within 3 attempts (--until 1), "trace" the same with --trace, "kasan" the
+# same in the kasan flavour, "off" runs 5 attempts with --no-inject.  They
+# are independent: one worker per host CPU runs its share, each result in
+# $T/NAME-KIND, with its stdout, stderr and status beside it.
+runs=(trace:page-recycle on:uaf-refcount on:list-cancel
+	off:uaf-refcount off:list-cancel off:page-recycle)
+if [[ -f build/kbuild-kasan/arch/x86/boot/bzImage ]]; then
+	runs+=(kasan:uaf-refcount)
+else
+	echo "ok: (kasan flavour not built: its case was not run)"
+fi
+run_repro() {
+	local item kind name rc
+	local -a args
+	for item; do
+		kind=${item%%:*} name=${item#*:}
+		case $kind in
+		on) args=(--runs 3 --until 1) ;;
+		trace) args=(--trace --runs 3 --until 1) ;;
+		kasan) args=(--flavour kasan --runs 3 --until 1) ;;
+		off) args=(--runs 5 --no-inject) ;;
+		esac
+		rc=0
+		qemu/repro "${args[@]}" --out "$T/$name-$kind" "races/$name.scenario" \
+			>"$T/$name-$kind.out" 2>"$T/$name-$kind.err" || rc=$?
+		echo "$rc" >"$T/$name-$kind.rc"
+	done
+}
+parts_at_once "$(guests_at_once)" run_repro "${runs[@]}"
+
+# reproduced NAME-KIND PATTERN...: that run exited 0, and the first
+# reproduction's kernel log matches every PATTERN.
+reproduced() {
+	local r=$1 p
 	shift
-	expect_status 0 qemu/repro "${opts[@]}" --out "$T/$name$tag" --runs 3 --until 1 "races/$name.scenario"
+	[[ $(<"$T/$r.rc") == 0 ]] ||
+		{ cat "$T/$r.err"; fail "qemu/repro of $r exited $(<"$T/$r.rc"), expected 0"; }
+	echo "ok: $r reproduced"
 	for p in "$@"; do
-		expect_grep "$p" "$T/$name$tag/first/kernel.log"
+		expect_grep "$p" "$T/$r/first/kernel.log"
 	done
 }
 
-tag=''
-
-
-opts=()
-reproduces uaf-refcount 'refcount_t: addition on 0; use-after-free' \
+reproduced uaf-refcount-on 'refcount_t: addition on 0; use-after-free' \
 	'race_uaf_get\+0x' \
 	'race_uaf: use-after-free: object [0-9a-f]+ \(id [0-9]+\) has magic 0x6b6b6b6b'
 expect_grep '^fail-function-delay: race_uaf_get: calls=[0-9]+ matched=[0-9]+ delayed=[1-9]' \
-	"$T/uaf-refcount/first/output.log"
-expect_grep '^bad objects seen: 1$' "$T/uaf-refcount/first/output.log"
+	"$T/uaf-refcount-on/first/output.log"
+expect_grep '^bad objects seen: 1$' "$T/uaf-refcount-on/first/output.log"
 
-reproduces list-cancel \
+reproduced list-cancel-on \
 	'race_list: list_add \(prev->next is LIST_POISON1: prev was deleted\) corruption' \
 	'race_list_submit'
 expect_grep '^fail-function-delay: race_list_try_merge: .* delayed=[1-9]' \
-	"$T/list-cancel/first/output.log"
-expect_grep '^corruptions: 1$' "$T/list-cancel/first/output.log"
+	"$T/list-cancel-on/first/output.log"
+expect_grep '^corruptions: 1$' "$T/list-cancel-on/first/output.log"
 
-opts=(--trace)
-reproduces page-recycle \
+reproduced page-recycle-trace \
 	'page dumped because: VM_BUG_ON_PAGE\(page_ref_count\(page\) == 0\)' \
 	'kernel BUG at include/linux/mm.h' 'race_page_consume'
 expect_grep '^fail-function-delay: race_page_sync_for_cpu: .* delayed=[1-9]' \
-	"$T/page-recycle/first/output.log"
+	"$T/page-recycle-trace/first/output.log"
 # The scenario boots with vm_txlog=on: the dump ends with the page's
 # history, references taken and dropped by both paths of the race.
-kl=$T/page-recycle/first/kernel.log
+kl=$T/page-recycle-trace/first/kernel.log
 expect_grep 'vm_txlog: pfn 0x[0-9a-f]+: [0-9]+ records, oldest first:' "$kl"
 # The page's own records: from the history header to the CPU's records.
 awk '/vm_txlog: pfn 0x[0-9a-f]+: [0-9]+ records, oldest first:/ { on = 1; next }
@@ -53,7 +79,7 @@ awk '/vm_txlog: pfn 0x[0-9a-f]+: [0-9]+ records, oldest first:/ { on = 1; next }
 # The reference the second put found gone: dropped to zero by the module.
 expect_grep 'page_ref_mod_and_test pfn=0x[0-9a-f]+ gen=[0-9]+ val=-1 ret=1 count=0 .*caller=(race_page_|ctl_write)[a-z_]*\+.*\[race_page\]' \
 	"$T/history"
-dat=$T/page-recycle/first/trace.dat
+dat=$T/page-recycle-trace/first/trace.dat
 [[ -s $dat ]] || fail "--trace kept no trace.dat of the first reproduction"
 trace-cmd report -i "$dat" >"$T/report" 2>"$T/report.err" || { cat "$T/report.err"; fail "trace-cmd report failed"; }
 expect_grep 'fault_inject: +name=fail_function action=delay' "$T/report"
@@ -62,20 +88,17 @@ expect_grep 'page_ref_mod_and_test: ' "$T/report"
 # The same workloads without the delays: they run (whether they reproduce is
 # a matter of chance; bench/repro measures how rarely).
 for name in uaf-refcount list-cancel page-recycle; do
-	rc=0
-	qemu/repro --out "$T/$name-off" --runs 5 --no-inject "races/$name.scenario" >"$T/out" 2>"$T/err" || rc=$?
-	((rc == 0 || rc == 1)) || { cat "$T/err"; fail "$name --no-inject exited $rc"; }
-	grep -q '^attempts=5$' "$T/$name-off/summary" || fail "$name --no-inject did not run 5 attempts"
-	grep -q 'fail-function-delay' "$T/$name-off"/guests/*/a1/output && fail "$name --no-inject delayed"
-	echo "ok: $name --no-inject: $(grep '^reproduced  ' "$T/out")"
+	r=$name-off
+	rc=$(<"$T/$r.rc")
+	((rc == 0 || rc == 1)) || { cat "$T/$r.err"; fail "$name --no-inject exited $rc"; }
+	grep -q '^attempts=5$' "$T/$r/summary" || fail "$name --no-inject did not run 5 attempts"
+	grep -q 'fail-function-delay' "$T/$r"/guests/*/a1/output && fail "$name --no-inject delayed"
+	echo "ok: $name --no-inject: $(grep '^reproduced  ' "$T/$r.out")"
 done
 
-if [[ -f build/kbuild-kasan/arch/x86/boot/bzImage ]]; then
-	opts=(--flavour kasan) tag=-kasan
-	reproduces uaf-refcount 'BUG: KASAN: use-after-free in race_uaf_get' \
+if [[ " ${runs[*]} " == *" kasan:uaf-refcount "* ]]; then
+	reproduced uaf-refcount-kasan 'BUG: KASAN: use-after-free in race_uaf_get' \
 		'Allocated by task' 'Freed by task' 'belongs to the cache race_uaf_obj'
-else
-	echo "ok: (kasan flavour not built: its case was not run)"
 fi
 
 no_qemu_left

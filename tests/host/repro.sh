@@ -76,109 +76,151 @@ expect_grep '^oracle: +exit nonzero$' "$T/out"
 expect_status 0 qemu/repro --help
 expect_grep '^Usage: qemu/repro' "$T/out"
 
+# Sections 2-8 boot guests of their own and share nothing: they run one
+# worker per host CPU at once, each section in a directory of its own as
+# $T, and their output is printed in order afterwards.
 # --- 2. counting, the kernel oracle, setup, one guest for all attempts -----
 # Odd attempts log the line the oracle wants: 2 of 4, Wilson 15.0-85.0%.
-expect_status 0 qemu/repro --out "$T/odd" --runs 4 $sel/odd-attempts.scenario
-expect_grep '^reproduced  2/4 attempts, 50.0% \(95% CI 15.0%-85.0%, Wilson\)$' "$T/out"
-expect_grep '^first       attempt 1, ' "$T/out"
-expect_grep 'repro: attempt 1/4 \(guest 1\): reproduced in .*: kernel: repro-selftest: odd attempt 1$' "$T/err"
-expect_grep 'repro: attempt 2/4 \(guest 1\): clean in ' "$T/err"
-summary_is "$T/odd" attempts 4
-summary_is "$T/odd" reproduced 2
-summary_is "$T/odd" ci_low 0.1500
-summary_is "$T/odd" ci_high 0.8500
-summary_is "$T/odd" first_attempt 1
-summary_is "$T/odd" boots 1
-[[ "$(outcomes "$T/odd")" == "reproduced clean reproduced clean" ]] ||
-	fail "outcomes: $(outcomes "$T/odd")"
-echo "ok: outcomes of attempts 1-4 alternate"
-expect_grep '^repro-selftest: odd attempt 1$|\] repro-selftest: odd attempt 1$' "$T/odd/first/kernel.log"
-grep -q 'odd attempt 3' "$T/odd/first/kernel.log" && fail "first/kernel.log has another attempt's lines"
-expect_grep '^attempt 1, injection 1$' "$T/odd/first/output.log"
-expect_grep 'repro-selftest: odd attempt 1' "$T/odd/first/console.log"
-expect_grep 'repro-selftest: setup ran' "$T/odd/guests/w1-b1/console.log"
+section2() {
+	expect_status 0 qemu/repro --out "$T/odd" --runs 4 $sel/odd-attempts.scenario
+	expect_grep '^reproduced  2/4 attempts, 50.0% \(95% CI 15.0%-85.0%, Wilson\)$' "$T/out"
+	expect_grep '^first       attempt 1, ' "$T/out"
+	expect_grep 'repro: attempt 1/4 \(guest 1\): reproduced in .*: kernel: repro-selftest: odd attempt 1$' "$T/err"
+	expect_grep 'repro: attempt 2/4 \(guest 1\): clean in ' "$T/err"
+	summary_is "$T/odd" attempts 4
+	summary_is "$T/odd" reproduced 2
+	summary_is "$T/odd" ci_low 0.1500
+	summary_is "$T/odd" ci_high 0.8500
+	summary_is "$T/odd" first_attempt 1
+	summary_is "$T/odd" boots 1
+	[[ "$(outcomes "$T/odd")" == "reproduced clean reproduced clean" ]] ||
+		fail "outcomes: $(outcomes "$T/odd")"
+	echo "ok: outcomes of attempts 1-4 alternate"
+	expect_grep '^repro-selftest: odd attempt 1$|\] repro-selftest: odd attempt 1$' "$T/odd/first/kernel.log"
+	grep -q 'odd attempt 3' "$T/odd/first/kernel.log" && fail "first/kernel.log has another attempt's lines"
+	expect_grep '^attempt 1, injection 1$' "$T/odd/first/output.log"
+	expect_grep 'repro-selftest: odd attempt 1' "$T/odd/first/console.log"
+	expect_grep 'repro-selftest: setup ran' "$T/odd/guests/w1-b1/console.log"
+}
 
 # --- 3. parallel guests ----------------------------------------------------
-expect_status 0 qemu/repro --quiet --out "$T/par" --runs 6 --jobs 2 $sel/odd-attempts.scenario
-[[ ! -s $T/err ]] || { cat "$T/err"; fail "--quiet printed progress"; }
-summary_is "$T/par" attempts 6
-summary_is "$T/par" reproduced 3
-summary_is "$T/par" boots 2
-for w in 1 2; do
-	awk -F'\t' -v w="$w" 'NR > 1 && $2 == w { found = 1 } END { exit !found }' "$T/par/attempts.tsv" ||
-		fail "guest $w ran no attempt"
-done
-echo "ok: both guests ran attempts"
-# Both guests were started at once, not one after the other.
-read -r s1 s2 < <(awk '{ printf "%s ", $3 }' "$T/par/boots")
-awk -v a="$s1" -v b="$s2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < 3) }' ||
-	fail "the guests booted $s1 and $s2, not together"
-echo "ok: the two guests booted together"
+section3() {
+	expect_status 0 qemu/repro --quiet --out "$T/par" --runs 6 --jobs 2 $sel/odd-attempts.scenario
+	[[ ! -s $T/err ]] || { cat "$T/err"; fail "--quiet printed progress"; }
+	summary_is "$T/par" attempts 6
+	summary_is "$T/par" reproduced 3
+	summary_is "$T/par" boots 2
+	for w in 1 2; do
+		awk -F'\t' -v w="$w" 'NR > 1 && $2 == w { found = 1 } END { exit !found }' "$T/par/attempts.tsv" ||
+			fail "guest $w ran no attempt"
+	done
+	echo "ok: both guests ran attempts"
+	# Both guests were started at once, not one after the other.
+	read -r s1 s2 < <(awk '{ printf "%s ", $3 }' "$T/par/boots")
+	awk -v a="$s1" -v b="$s2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < 3) }' ||
+		fail "the guests booted $s1 and $s2, not together"
+	echo "ok: the two guests booted together"
+}
 
 # --- 4. early stop ---------------------------------------------------------
-expect_status 0 qemu/repro --out "$T/until" --runs 20 --until 2 $sel/every-attempt.scenario
-expect_grep ', stopped at 2$' "$T/out"
-summary_is "$T/until" stopped_early 1
-n=$(sed -n 's/^attempts=//p' "$T/until/summary")
-((n >= 2 && n < 20)) || fail "--until 2 of 20 ran $n attempts"
-echo "ok: stopped after $n of 20 attempts"
-match_of "$T/until" 1
-expect_grep '^exit: status 3$' "$T/match"
+section4() {
+	expect_status 0 qemu/repro --out "$T/until" --runs 20 --until 2 $sel/every-attempt.scenario
+	expect_grep ', stopped at 2$' "$T/out"
+	summary_is "$T/until" stopped_early 1
+	n=$(sed -n 's/^attempts=//p' "$T/until/summary")
+	((n >= 2 && n < 20)) || fail "--until 2 of 20 ran $n attempts"
+	echo "ok: stopped after $n of 20 attempts"
+	match_of "$T/until" 1
+	expect_grep '^exit: status 3$' "$T/match"
+}
 
 # --- 5. timeouts ------------------------------------------------------------
 # The 'timeout' oracle: a workload that outlives its 3 s reproduces.
-t0=$(date +%s)
-expect_status 0 qemu/repro --out "$T/hang" --runs 2 $sel/hang.scenario
-summary_is "$T/hang" reproduced 2
-match_of "$T/hang" 2
-expect_grep '^timeout: timeout$' "$T/match"
-(($(date +%s) - t0 < 120)) || fail "two 3-second attempts took $(($(date +%s) - t0)) s"
-# Without that oracle a timeout is its own outcome, not a reproduction.
-printf 'oracle = output never\ntimeout = 2\n[workload]\necho started\nsleep 60\n' >"$T/slow.scenario"
-expect_status 1 qemu/repro --out "$T/slow" --runs 1 "$T/slow.scenario"
-summary_is "$T/slow" timeout 1
-summary_is "$T/slow" reproduced 0
-expect_grep '^first       not reproduced in 1 attempts' "$T/out"
-expect_grep '^other       1 timeout$' "$T/out"
-ms=$(awk -F'\t' 'NR == 2 { print $7 }' "$T/slow/attempts.tsv")
-((ms >= 1900 && ms < 10000)) || fail "the 2 s attempt took $ms ms"
-echo "ok: the attempt was stopped after $ms ms"
+section5() {
+	t0=$(date +%s)
+	expect_status 0 qemu/repro --out "$T/hang" --runs 2 $sel/hang.scenario
+	summary_is "$T/hang" reproduced 2
+	match_of "$T/hang" 2
+	expect_grep '^timeout: timeout$' "$T/match"
+	(($(date +%s) - t0 < 120)) || fail "two 3-second attempts took $(($(date +%s) - t0)) s"
+	# Without that oracle a timeout is its own outcome, not a reproduction.
+	printf 'oracle = output never\ntimeout = 2\n[workload]\necho started\nsleep 60\n' >"$T/slow.scenario"
+	expect_status 1 qemu/repro --out "$T/slow" --runs 1 "$T/slow.scenario"
+	summary_is "$T/slow" timeout 1
+	summary_is "$T/slow" reproduced 0
+	expect_grep '^first       not reproduced in 1 attempts' "$T/out"
+	expect_grep '^other       1 timeout$' "$T/out"
+	ms=$(awk -F'\t' 'NR == 2 { print $7 }' "$T/slow/attempts.tsv")
+	((ms >= 1900 && ms < 10000)) || fail "the 2 s attempt took $ms ms"
+	echo "ok: the attempt was stopped after $ms ms"
+}
 
 # --- 6. a guest that dies: the kernel log comes from its console ------------
-expect_status 0 qemu/repro --out "$T/panic" --runs 1 $sel/panic.scenario
-summary_is "$T/panic" reproduced 1
-match_of "$T/panic" 1
-expect_grep '^kernel: Kernel panic - not syncing' "$T/match"
-expect_grep 'sysrq: Trigger a crash' "$T/panic/first/console.log"
+section6() {
+	expect_status 0 qemu/repro --out "$T/panic" --runs 1 $sel/panic.scenario
+	summary_is "$T/panic" reproduced 1
+	match_of "$T/panic" 1
+	expect_grep '^kernel: Kernel panic - not syncing' "$T/match"
+	expect_grep 'sysrq: Trigger a crash' "$T/panic/first/console.log"
+}
 
 # --- 7. injection on and off ------------------------------------------------
-expect_status 0 qemu/repro --out "$T/fs" --runs 2 $sel/failslab.scenario
-summary_is "$T/fs" reproduced 2
-expect_grep "mkdir: cannot create directory '/dev/shm/repro-selftest': No space left on device" \
-	"$T/fs/first/output.log"
-expect_grep 'inject: failslab: calls=[0-9]+ matched=[0-9]+ injected=[1-9]' "$T/fs/first/output.log"
-expect_status 1 qemu/repro --out "$T/fs-off" --runs 2 --no-inject $sel/failslab.scenario
-summary_is "$T/fs-off" reproduced 0
-summary_is "$T/fs-off" clean 2
-summary_is "$T/fs-off" inject 0
-expect_grep '^first       not reproduced in 2 attempts' "$T/out"
-grep -q 'inject:' "$T/fs-off/guests/w1-b1/a1/output" && fail "--no-inject ran inject"
-echo "ok: --no-inject ran the bare workload"
+section7() {
+	expect_status 0 qemu/repro --out "$T/fs" --runs 2 $sel/failslab.scenario
+	summary_is "$T/fs" reproduced 2
+	expect_grep "mkdir: cannot create directory '/dev/shm/repro-selftest': No space left on device" \
+		"$T/fs/first/output.log"
+	expect_grep 'inject: failslab: calls=[0-9]+ matched=[0-9]+ injected=[1-9]' "$T/fs/first/output.log"
+	expect_status 1 qemu/repro --out "$T/fs-off" --runs 2 --no-inject $sel/failslab.scenario
+	summary_is "$T/fs-off" reproduced 0
+	summary_is "$T/fs-off" clean 2
+	summary_is "$T/fs-off" inject 0
+	expect_grep '^first       not reproduced in 2 attempts' "$T/out"
+	grep -q 'inject:' "$T/fs-off/guests/w1-b1/a1/output" && fail "--no-inject ran inject"
+	echo "ok: --no-inject ran the bare workload"
+}
 
 # --- 8. an interrupted run stops its guests and reports what it has ----------
-qemu/repro --out "$T/int" --runs 20 $sel/hang.scenario >"$T/int.out" 2>"$T/int.err" &
-pid=$!
-for _ in $(seq 600); do
-	[[ -e $T/int/attempts/1 ]] && break
-	sleep 0.1
+section8() {
+	qemu/repro --out "$T/int" --runs 20 $sel/hang.scenario >"$T/int.out" 2>"$T/int.err" &
+	pid=$!
+	for _ in $(seq 600); do
+		[[ -e $T/int/attempts/1 ]] && break
+		sleep 0.1
+	done
+	[[ -e $T/int/attempts/1 ]] || { kill "$pid"; fail "no attempt finished in 60 s"; }
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	((rc == 143)) || { cat "$T/int.err"; fail "an interrupted qemu/repro exited $rc, expected 143"; }
+	summary_is "$T/int" interrupted 1
+	expect_grep '^reproduced  [0-9]+/[0-9]+ attempts' "$T/int.out"
+	echo "ok: SIGTERM stopped the run (status 143) with a summary"
+}
+
+# in_own_dir SECTION...: each SECTION with $T a directory of its own and its
+# output in $T/SECTION.log; stops at the first that fails.
+in_own_dir() {
+	local sec t0
+	for sec; do
+		t0=$SECONDS
+		mkdir "$T/$sec" && (T=$T/$sec "$sec") >"$T/$sec.log" 2>&1 || return
+		echo "($sec took $((SECONDS - t0)) s)" >>"$T/$sec.log"
+	done
+}
+# Worker K runs every Nth from the Kth: ordered so that two workers get
+# about the same time (5: ~27 s, 2 and 3: ~17 s, 7: ~13 s, others ~8-10 s).
+sections=(section3 section5 section7 section2 section8 section6 section4)
+parts_at_once "$(guests_at_once)" in_own_dir "${sections[@]}"
+failed=''
+for sec in section2 section3 section4 section5 section6 section7 section8; do
+	[[ -f $T/$sec.log ]] || continue
+	cat "$T/$sec.log"
+	grep -q '^FAILED: ' "$T/$sec.log" && failed+=" ${sec#section}"
 done
-[[ -e $T/int/attempts/1 ]] || { kill "$pid"; fail "no attempt finished in 60 s"; }
-kill -TERM "$pid"
-rc=0
-wait "$pid" || rc=$?
-((rc == 143)) || { cat "$T/int.err"; fail "an interrupted qemu/repro exited $rc, expected 143"; }
-summary_is "$T/int" interrupted 1
-expect_grep '^reproduced  [0-9]+/[0-9]+ attempts' "$T/int.out"
-echo "ok: SIGTERM stopped the run (status 143) with a summary"
+cat "$T"/part*.log
+[[ -z $failed ]] || fail "section(s)$failed failed (above)"
+grep -qvx 0 "$T"/part*.rc && fail "a worker failed (above)"
+echo "ok: sections 2-8 ran"
 
 no_qemu_left
