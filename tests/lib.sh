@@ -71,6 +71,35 @@ parts_at_once() {
 	wait
 }
 
+# sections_at_once SECTION...: the functions SECTION..., which share nothing
+# (each boots guests of its own), in one worker per host CPU at once:
+# worker K runs every Nth from the Kth, in the order given (so order them
+# for balance), each with $T a directory of its own, $T/SECTION, and its
+# output in $T/SECTION.log; a worker stops at its first failure.  Then the
+# outputs are printed in the order of the names, and any failure fails.
+sections_at_once() {
+	local sec bad=''
+	parts_at_once "$(guests_at_once "$#")" _in_own_dir "$@"
+	for sec in $(printf '%s\n' "$@" | sort); do
+		[[ -f $T/$sec.log ]] || continue
+		cat "$T/$sec.log"
+		grep -q '^FAILED: ' "$T/$sec.log" && bad+=" $sec"
+	done
+	cat "$T"/part*.log
+	[[ -z $bad ]] || fail "failed:$bad (above)"
+	! grep -qvx 0 "$T"/part*.rc || fail "a worker failed (above)"
+	rm -f "$T"/part*.log "$T"/part*.rc
+	echo "ok: $# sections ran"
+}
+_in_own_dir() {
+	local sec t0
+	for sec; do
+		t0=$SECONDS
+		mkdir "$T/$sec" && (T=$T/$sec "$sec") >"$T/$sec.log" 2>&1 || return
+		echo "($sec took $((SECONDS - t0)) s)" >>"$T/$sec.log"
+	done
+}
+
 # no_qemu_left: fail if a QEMU started by this test is still running.
 no_qemu_left() {
 	local pid left=()
