@@ -76,16 +76,25 @@ const struct usage_entry usage_help[] = {
 	{
 		"sweep",
 		"fail each matching call of a command in turn",
-		"inject sweep CAP [filters] [--max N] [--json] [--before SHELLCMD] -- CMD [ARGS...]\n"
+		"inject sweep CAP [filters] [--max N] [--json] [--setup SHELLCMD]\n"
+		"             [--cleanup SHELLCMD] [--check-every N | --find-damage] -- CMD [ARGS...]\n"
 		"    For n = 1, 2, ...: run CMD afresh with skip n-1 and times 1, so that\n"
 		"    its n-th matching call fails; record whether something was injected,\n"
 		"    the site, CMD's exit status and first line of output, and whether the\n"
 		"    kernel logged a WARNING, BUG, Oops or KASAN report. Stops at the\n"
-		"    first run without an injection. Exits 1 if the kernel reported\n"
-		"    anything, else 0.\n"
+		"    first run without an injection. A clean run (nothing armed) before\n"
+		"    the sweep is the baseline; the sweep's last run (or, after --max, one\n"
+		"    more clean run) must end like it, else state was damaged and the\n"
+		"    sweep names the runs to blame. Exits 1 if the kernel reported\n"
+		"    anything or state was damaged, else 0.\n"
 		"      --max N       stop after N runs (default 1000)\n"
 		"      --json        machine-readable output\n"
-		"      --before CMD  run 'sh -c CMD' (not injected) before every run\n",
+		"      --setup CMD   run 'sh -c CMD' (not injected) before every run\n"
+		"      --before CMD  the old name of --setup\n"
+		"      --cleanup CMD run 'sh -c CMD' (not injected) after every run\n"
+		"      --check-every N  a clean run after every Nth run: stop at the\n"
+		"                    first that ends unlike the baseline\n"
+		"      --find-damage --check-every 1: name the one run that damaged state\n",
 	},
 	{
 		"fail-function",

@@ -124,13 +124,14 @@ struct inject_opts {
 	/* reporting */
 	bool stacks, json, quiet;
 	long max_runs;
-	const char *before;
+	const char *setup, *cleanup;	/* sweep: sh -c around every run */
+	long check_every;		/* sweep: a clean run after every Nth, 0: none */
 };
 
 enum inject_opt_set {
 	OPTS_ARM	= 1 << 0,	/* limits and filters */
 	OPTS_CMD	= 1 << 1,	/* -- CMD, --all-tasks, --stacks */
-	OPTS_SWEEP	= 1 << 2,	/* --max, --json, --before */
+	OPTS_SWEEP	= 1 << 2,	/* --max, --json, --setup, --cleanup, --check-every */
 	OPTS_FUNCTION	= 1 << 3,	/* --retval */
 };
 

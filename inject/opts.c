@@ -41,7 +41,10 @@ enum {
 	OPT_QUIET,
 	OPT_MAX,
 	OPT_JSON,
-	OPT_BEFORE,
+	OPT_SETUP,
+	OPT_CLEANUP,
+	OPT_CHECK_EVERY,
+	OPT_FIND_DAMAGE,
 };
 
 /* Which commands take which options. */
@@ -77,7 +80,11 @@ static const struct option long_options[] = {
 	{ "quiet",		no_argument,       NULL, OPT_QUIET },
 	{ "max",		required_argument, NULL, OPT_MAX },
 	{ "json",		no_argument,       NULL, OPT_JSON },
-	{ "before",		required_argument, NULL, OPT_BEFORE },
+	{ "setup",		required_argument, NULL, OPT_SETUP },
+	{ "before",		required_argument, NULL, OPT_SETUP },	/* old name */
+	{ "cleanup",		required_argument, NULL, OPT_CLEANUP },
+	{ "check-every",	required_argument, NULL, OPT_CHECK_EVERY },
+	{ "find-damage",	no_argument,       NULL, OPT_FIND_DAMAGE },
 	{ NULL,			0,		   NULL, 0 },
 };
 
@@ -89,7 +96,8 @@ static unsigned int option_set(int id)
 		return LIMITS;
 	case OPT_ALL_TASKS: case OPT_STACKS: case OPT_QUIET:
 		return OPTS_CMD;
-	case OPT_MAX: case OPT_JSON: case OPT_BEFORE:
+	case OPT_MAX: case OPT_JSON: case OPT_SETUP: case OPT_CLEANUP:
+	case OPT_CHECK_EVERY: case OPT_FIND_DAMAGE:
 		return OPTS_SWEEP;
 	case OPT_RETVAL:
 		return OPTS_FUNCTION;
@@ -309,8 +317,17 @@ void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 		case OPT_JSON:
 			o->json = true;
 			break;
-		case OPT_BEFORE:
-			o->before = optarg;
+		case OPT_SETUP:
+			o->setup = optarg;
+			break;
+		case OPT_CLEANUP:
+			o->cleanup = optarg;
+			break;
+		case OPT_CHECK_EVERY:
+			o->check_every = parse_number("check-every", optarg, 1, 100000);
+			break;
+		case OPT_FIND_DAMAGE:
+			o->check_every = 1;
 			break;
 		}
 	}
