@@ -254,6 +254,15 @@ static bool same_outcome(struct outcome a, struct outcome b)
 	return a.exit_code == b.exit_code && a.signaled == b.signaled;
 }
 
+/* Note on @r the clean run @now after it; true if it ended like @base. */
+static bool record_check(struct sweep_row *r, struct outcome now, struct outcome base)
+{
+	r->checked = true;
+	r->check_exit = now.exit_code;
+	r->check_same = same_outcome(now, base);
+	return r->check_same;
+}
+
 /* Run n: fail the n-th matching call of CMD; fill @r. */
 static void swept_run(struct inject_session *s, const struct inject_opts *o,
 		      struct trace_session *trace, int n, struct sweep_row *r)
@@ -342,10 +351,7 @@ int cmd_sweep(int argc, char **argv)
 			clean = true;
 			now.exit_code = r->exit_code;
 			now.signaled = r->signaled;
-			r->checked = true;
-			r->check_exit = r->exit_code;
-			r->check_same = same_outcome(now, base);
-			if (!r->check_same) {
+			if (!record_check(r, now, base)) {
 				damaged = true;
 				damage_from = last_good + 1;
 				damage_to = n - 1;
@@ -354,10 +360,7 @@ int cmd_sweep(int argc, char **argv)
 		}
 		if ((o.check_every && n % o.check_every == 0) || n == o.max_runs) {
 			now = clean_run(s, &o);
-			r->checked = true;
-			r->check_exit = now.exit_code;
-			r->check_same = same_outcome(now, base);
-			if (!r->check_same) {
+			if (!record_check(r, now, base)) {
 				damaged = true;
 				damage_from = last_good + 1;
 				damage_to = n;
