@@ -8,13 +8,14 @@
 #   make kernel   the guest kernel from linux-source + kernel-patches/
 #                 (FLAVOUR=kasan or kcsan: a sanitizer flavour, beside it)
 #   make series   write build/linux's commits back to kernel-patches/
+#   make series-check  compile each patch of the series on its own
 #   make shell    an interactive root shell in the guest (= qemu/run)
 #   make tracepoint-docs  regenerate tracepoint-docs/events/ (boots a guest)
 #   make clean    remove build/ (kernel tree included)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-.PHONY: help deps kernel series stap-runtime tools demo check fuzz bench shell lint clean tracepoint-docs
+.PHONY: help deps kernel series series-check stap-runtime tools demo check fuzz bench shell lint clean tracepoint-docs
 
 help:
 	@sed -n '3,/^[^#]/s/^# \{0,1\}//p' Makefile
@@ -28,6 +29,9 @@ kernel: deps
 
 series:
 	@qemu/series --export
+
+series-check: kernel
+	@qemu/series-check
 
 stap-runtime: deps
 	@qemu/stap-runtime >/dev/null
