@@ -58,6 +58,10 @@ die()  { msg "$*"; exit "$MMFI_EXIT_HARNESS"; }
 usage_error() { msg "$*"; msg "try '$mmfi_prog --help'"; exit "$MMFI_EXIT_USAGE"; }
 step() { printf '[%s] %s\n' "$mmfi_prog" "$*" >&2; }
 
+# mmfi_cc: the C compiler kernel and module builds use, through ccache when
+# it is installed.
+mmfi_cc() { if command -v ccache >/dev/null; then echo "ccache gcc"; else echo gcc; fi; }
+
 # MMFI_FLAVOUR in the environment chooses the flavour; --flavour options
 # call mmfi_flavour again.  MMFI_FLAVOUR_SET says one was asked for.
 MMFI_FLAVOUR_SET=0
