@@ -339,13 +339,17 @@ static int collect_one(struct tep_event *event, struct tep_record *rec,
 			h->size = (long)v;
 		if (t->f_gfp && !tep_read_number_field(t->f_gfp, rec->data, &v))
 			h->gfp = v;
+		/* Kernels before the series' final form had own pid/comm fields. */
 		if (t->f_pid && !tep_read_number_field(t->f_pid, rec->data, &v))
 			h->pid = (int)v;
+		else
+			h->pid = tep_data_pid(t->tep, rec);
 		if (t->f_action && !tep_read_number_field(t->f_action, rec->data, &v))
 			h->action = (int)v;
 		if (t->f_comm)
 			snprintf(h->comm, sizeof(h->comm), "%.*s",
 				 t->f_comm->size, (char *)rec->data + t->f_comm->offset);
+		/* else trace_collect() names the task from saved_cmdlines */
 		t->last[cpu] = t->nr++;
 		return 0;
 	}
@@ -387,10 +391,22 @@ int trace_collect(struct trace_session *t, struct trace_hit **hits, int *nr)
 	for (i = 0; i < MAX_CPUS; i++)
 		t->last[i] = -1;
 	ret = tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0, collect_one, t);
-	for (i = 0; i < t->nr; i++)
-		if (!t->hits[i].site[0])
-			snprintf(t->hits[i].site, sizeof(t->hits[i].site), "%s",
-				 t->hits[i].caller);
+	/*
+	 * The event leaves the task's name to the common fields: the tracer
+	 * saved it in saved_cmdlines when the task was next switched out.
+	 * Names already known are kept, so a failed reload changes nothing.
+	 */
+	if (!t->f_comm && t->nr)
+		tracefs_load_cmdlines(NULL, t->tep);
+	for (i = 0; i < t->nr; i++) {
+		struct trace_hit *h = &t->hits[i];
+
+		if (!h->site[0])
+			snprintf(h->site, sizeof(h->site), "%s", h->caller);
+		if (!t->f_comm)
+			snprintf(h->comm, sizeof(h->comm), "%s",
+				 tep_data_comm_from_pid(t->tep, h->pid));
+	}
 	*hits = t->hits;
 	*nr = t->nr;
 	t->hits = NULL;

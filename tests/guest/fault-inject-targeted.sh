@@ -26,7 +26,8 @@ expect_eq matched "$(counter $FS matched)" 1
 ev=$(trace_events)
 echo "$ev"
 expect_eq "trace events" "$(grep -c . <<<"$ev")" 1
-grep -q "name=failslab action=fail caller=shmem_alloc_inode+0x.* pid=$MARKED_PID comm=bash" <<<"$ev" ||
+# The task is the event's common_pid, named by the tracer (bash-PID).
+grep -Eq "^ *bash-$MARKED_PID .*fault_inject: name=failslab action=fail caller=shmem_alloc_inode\+0x[0-9a-f]+/0x[0-9a-f]+ size=[0-9]+ gfp=GFP_KERNEL\$" <<<"$ev" ||
 	fail "event does not name shmem_alloc_inode and the marked task"
 ok "tracepoint names the allocation site"
 

@@ -3,8 +3,8 @@
 # policy, driven by tests/modules/txlog-page: a page, a vma and an mm with a
 # known history trip VM_BUG_ON_PAGE, VM_BUG_ON_VMA and VM_BUG_ON_MM under
 # vm_debug_bug=warn; each report lists exactly those operations, in order,
-# charged to the functions that did them, and the guest goes on.  Reports on
-# a freed and on a poisoned struct page do not crash.  Then the debugfs
+# charged to the functions that did them, and the guest goes on.  A report
+# on a freed page shows who freed it.  Then the debugfs
 # files: filter, log, records, size, events, clear, and bad input to each.
 set -euo pipefail
 . "$(dirname "$0")/lib.bash"
@@ -135,15 +135,6 @@ expect_seq "freed page" "$hist" \
 expect_in freed "$rep" "txlog_page: freed: done"
 ok "dump_page() of a freed page shows who freed it"
 
-# --- a poisoned struct page -------------------------------------------------
-rep=$(scenario poison)
-ppfn=$(sed -nE 's/.*txlog_page: poison: pfn (0x[0-9a-f]+)$/\1/p' <<<"$rep")
-expect_in poison "$rep" "page:.* is uninitialized and poisoned"
-expect_in poison "$rep" "vm_txlog: pfn $ppfn: [0-9]+ records, oldest first:"
-expect_in poison "$rep" "mm_page_alloc pfn=$ppfn .*caller=tp_run_poison\+"
-expect_in poison "$rep" "txlog_page: poison: done"
-ok "dump_page() of a poisoned struct page prints its pfn's history and does not crash"
-
 # --- a vma and its mm: map, move the start, VM_BUG_ON_VMA, VM_BUG_ON_MM ----
 rep=$(scenario vma)
 read -r vma mm start end < <(sed -nE 's/.*txlog_page: vma: vma ([0-9a-f]+) mm ([0-9a-f]+) start (0x[0-9a-f]+) end (0x[0-9a-f]+)$/\1 \2 \3 \4/p' <<<"$rep")
@@ -184,14 +175,14 @@ ok "vm_debug_bug=warn_once: one report and one warning for two hits, both counte
 
 # --- debugfs: filter and log ------------------------------------------------
 # A fresh page: the scenarios above wrote enough records since the first
-# poison scenario to have overwritten its page's in a 4096-record ring.
-rep=$(scenario poison)
-ppfn=$(sed -nE 's/.*txlog_page: poison: pfn (0x[0-9a-f]+)$/\1/p' <<<"$rep")
-[[ -n $ppfn ]] || fail "poison: no pfn announced"
+# freed scenario to have overwritten its page's in a 4096-record ring.
+rep=$(scenario freed)
+ppfn=$(sed -nE 's/.*txlog_page: freed: pfn (0x[0-9a-f]+)$/\1/p' <<<"$rep")
+[[ -n $ppfn ]] || fail "freed: no pfn announced"
 echo "pfn=$ppfn" >$TX/filter
 [[ $(cat $TX/filter) == "pfn=$ppfn" ]] || fail "filter reads '$(cat $TX/filter)'"
 log=$(cat $TX/log)
-expect_in log "$log" " mm_page_alloc pfn=$ppfn .*caller=tp_run_poison\+"
+expect_in log "$log" " mm_page_alloc pfn=$ppfn .*caller=tp_run_freed\+"
 others=$(grep -vE " pfn=$ppfn | order=[1-9]" <<<"$log" || true)
 [[ -z $others ]] || fail "log with filter pfn=$ppfn shows other pages: $(head -n 3 <<<"$others")"
 ! echo "pfn=banana" >$TX/filter 2>/dev/null || fail "filter accepted pfn=banana"
@@ -231,7 +222,7 @@ echo kmem >$TX/events
 echo all >$TX/events
 echo 1 >$TX/clear
 log=$(cat $TX/log)
-! grep -q "caller=tp_run_poison+" <<<"$log" || fail "clear left old records"
+! grep -q "caller=tp_run_freed+" <<<"$log" || fail "clear left old records"
 echo 0 >$TX/enable
 echo 8192 >$TX/size
 [[ $(cat $TX/size) == 8192 ]] || fail "size did not change while off"

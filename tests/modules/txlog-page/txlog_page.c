@@ -15,8 +15,11 @@
  *		that vma; tp_trip_mm: VM_BUG_ON_MM() on the writer's mm; then
  *		unmap the rest
  *	freed	alloc_page(), __free_page(), then dump_page() of the free page
- *	poison	dump_page() of a page whose struct page is, for the duration
- *		of the call, filled with the poison of uninitialized memmaps
+ *
+ * There is no scenario for a poisoned struct page: filling a live one
+ * would show pfn walkers (compaction, /proc/kpageflags) garbage while it
+ * lasts.  The transaction log's KUnit suite checks how it reads poisoned
+ * and torn struct pages on private copies.
  *
  * "page" and "vma" trip assertions: load this only with vm_debug_bug=warn
  * (or warn_once) in effect, or the guest BUGs, which is what the policy is
@@ -210,7 +213,7 @@ out:
 	return ret;
 }
 
-/* === freed and poisoned pages ============================================= */
+/* === a freed page ========================================================= */
 
 static noinline int tp_run_freed(void)
 {
@@ -225,23 +228,6 @@ static noinline int tp_run_freed(void)
 	return 0;
 }
 
-static noinline int tp_run_poison(void)
-{
-	struct page *page = alloc_page(GFP_KERNEL);
-	struct page saved;
-
-	if (!page)
-		return -ENOMEM;
-	pr_info("poison: pfn %#lx\n", page_to_pfn(page));
-	memcpy(&saved, page, sizeof(saved));
-	memset(page, PAGE_POISON_PATTERN, sizeof(*page));
-	dump_page(page, "txlog_page: a poisoned struct page");
-	memcpy(page, &saved, sizeof(saved));
-	__free_page(page);
-	pr_info("poison: done\n");
-	return 0;
-}
-
 /* === debugfs ============================================================== */
 
 static const struct {
@@ -251,7 +237,6 @@ static const struct {
 	{ "page", tp_run_page },
 	{ "vma", tp_run_vma },
 	{ "freed", tp_run_freed },
-	{ "poison", tp_run_poison },
 };
 
 static ssize_t tp_run_write(struct file *file, const char __user *ubuf,
@@ -279,7 +264,7 @@ static ssize_t tp_run_write(struct file *file, const char __user *ubuf,
 static ssize_t tp_run_read(struct file *file, char __user *ubuf, size_t count,
 			   loff_t *ppos)
 {
-	static const char names[] = "page vma freed poison\n";
+	static const char names[] = "page vma freed\n";
 
 	return simple_read_from_buffer(ubuf, count, ppos, names, sizeof(names) - 1);
 }
