@@ -9,13 +9,14 @@
 #                 (FLAVOUR=kasan or kcsan: a sanitizer flavour, beside it)
 #   make series   write build/linux's commits back to kernel-patches/
 #   make series-check  compile each patch of the series on its own
+#   make mutants  put each fixed bug back and check its KUnit case fails
 #   make shell    an interactive root shell in the guest (= qemu/run)
 #   make tracepoint-docs  regenerate tracepoint-docs/events/ (boots a guest)
 #   make clean    remove build/ (kernel tree included)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-.PHONY: help deps kernel series series-check stap-runtime tools demo check fuzz bench shell lint clean tracepoint-docs
+.PHONY: help deps kernel series series-check mutants stap-runtime tools demo check fuzz bench shell lint clean tracepoint-docs
 
 help:
 	@sed -n '3,/^[^#]/s/^# \{0,1\}//p' Makefile
@@ -63,6 +64,10 @@ bench: kernel stap-runtime tools
 
 shell: kernel
 	@qemu/run
+
+# Opt-in, ~2-3 min per mutant: a kernel build and a KUnit run each.
+mutants: kernel
+	@tests/mutants/run
 
 # Every shell script of the project: files under the source directories whose
 # first line names bash or sh (build/ and .git are not searched).
