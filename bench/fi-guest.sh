@@ -1,46 +1,22 @@
 #!/usr/bin/env bash
-# bench/fi-guest.sh [--cpus N] MODULE [STAP_MODULE...]: runs in a guest
-# booted with --icount.  Prints "scenario picoseconds-per-pair failures"
-# lines for the kmalloc/kfree loop of MODULE under each failslab
-# configuration, restoring failslab afterwards.  With STAP_MODULEs, also
-# while each stap module runs (scenario stap-NAME).  With --cpus N, N loops
-# run at once, one pinned to each of CPUs 0..N-1, and the time per pair is
-# the median over all their rounds.
+# bench/fi-guest.sh MODULE [STAP_MODULE...]: runs in a guest booted with
+# --icount.  Prints "scenario picoseconds-per-pair failures" lines for the
+# kmalloc/kfree loop of MODULE under each failslab configuration, restoring
+# failslab afterwards.  With STAP_MODULEs, also while each stap module runs
+# (scenario stap-NAME).
 set -euo pipefail
 grep -qw 'mmfi.guest=1' /proc/cmdline || { echo "fi-guest.sh: not in the guest" >&2; exit 2; }
-cpus=1
-if [[ ${1:-} == --cpus ]]; then
-	[[ ${2:-} =~ ^[1-8]$ ]] || { echo "fi-guest.sh: --cpus needs a number from 1 to 8, not '${2:-}'" >&2; exit 2; }
-	cpus=$2
-	shift 2
-fi
-(($(nproc) >= cpus)) || { echo "fi-guest.sh: --cpus $cpus, but the guest has $(nproc) CPUs" >&2; exit 2; }
 mod=$1
 FS=/sys/kernel/debug/failslab
 RUN=/sys/kernel/debug/kmalloc_loop/run
 insmod "$mod"
 trap 'rmmod kmalloc_loop 2>/dev/null || true' EXIT
 
-rounds() {	# one warm-up round, then 3 rounds: "time failures" lines
-	local t r
+measure() {	# name: one warm-up round, then the median of 3
+	local r a b c
 	read -r _ _ <"$RUN"
-	for _ in 1 2 3; do read -r t r <"$RUN"; echo "$t $r"; done
-}
-
-measure() {	# name: the median of the rounds of all loops, their failures
-	local k out=/tmp/fi-guest-rounds pids=()
-	if ((cpus == 1)); then
-		rounds >"$out.0"
-	else
-		for ((k = 0; k < cpus; k++)); do
-			taskset -c "$k" bash -c "$(declare -f rounds); RUN=$RUN rounds" >"$out.$k" &
-			pids+=($!)
-		done
-		for k in "${pids[@]}"; do wait "$k"; done
-	fi
-	sort -n "$out".* | awk -v name="$1" '{ t[NR] = $1; f += $2 }
-		END { print name, t[int((NR + 1) / 2)], f }'
-	rm -f "$out".*
+	read -r a _ <"$RUN"; read -r b _ <"$RUN"; read -r c r <"$RUN"
+	echo "$1 $(printf '%s\n' "$a" "$b" "$c" | sort -n | sed -n 2p) $r"
 }
 
 measure disarmed
