@@ -149,15 +149,16 @@ static long number(const char *opt, const char *s, long min, long max)
 int main(int argc, char **argv)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int threads = cpus < MAX_THREADS ? cpus : MAX_THREADS;
+	int max_threads = cpus < MAX_THREADS ? cpus : MAX_THREADS;
+	int threads = max_threads;
 	unsigned long n = 100000000;
-	double one, base;
+	double one, all, base;
 	int opt, m;
 
 	while ((opt = getopt(argc, argv, "ht:n:")) != -1) {
 		switch (opt) {
 		case 't':
-			threads = number("-t", optarg, 1, cpus < MAX_THREADS ? cpus : MAX_THREADS);
+			threads = number("-t", optarg, 1, max_threads);
 			break;
 		case 'n':
 			n = number("-n", optarg, 1, 1000000000000L);
@@ -180,7 +181,7 @@ int main(int argc, char **argv)
 	base = run(PERCPU, 1, n);
 	for (m = SHARED; m <= PERCPU; m++) {
 		one = run(m, 1, n);
-		double all = run(m, threads, n);
+		all = run(m, threads, n);
 
 		printf("%-10s %9.2f ns %9.2f ns %9.2fx  (%d threads)\n",
 		       mode_names[m], one, all, all / base, threads);
