@@ -19,12 +19,22 @@
  *   mm-pages: unmapped 16 pages
  *
  * If the mprotect fails (an injected fault), it says why and goes on.
+ *
+ * It stays on the CPU it starts on.  A page it faults in is added to that
+ * CPU's lru_add batch, which holds a reference until the batch is drained,
+ * and munmap drains only the batch of the CPU it runs on: had mm-pages moved
+ * to another CPU in between, the last reference to a page could be dropped
+ * later by whichever task next drains the first CPU's batch, and the page
+ * would not be freed by mm-pages's munmap, which is what its tests check.
+ *
  * Exit status 0, 1 if a step other than mprotect failed, 2 for a bad
  * argument or outside the guest.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -69,6 +79,19 @@ static bool in_guest(void)
 	return yes;
 }
 
+/* See the header: every page's last reference goes with its own munmap. */
+static int pin_to_this_cpu(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
 static int fail(const char *what)
 {
 	fprintf(stderr, "mm-pages: %s: %s\n", what, strerror(errno));
@@ -96,6 +119,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mm-pages: runs only in the mmfi guest (mmfi.guest=1 on the kernel command line)\n");
 		return 2;
 	}
+	if (pin_to_this_cpu())
+		return fail("pinning to its CPU");
 	marker = open("/sys/kernel/tracing/trace_marker", O_WRONLY);
 	p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
