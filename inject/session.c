@@ -152,7 +152,7 @@ static bool pid_alive(pid_t pid)
 static const char *refusal_hint(const char *file, int err)
 {
 	if (!strcmp(file, "caller") || !strcmp(file, "reject-caller"))
-		return "every entry must name a kernel function (see /proc/kallsyms), at most 16";
+		return "every entry must name a kernel function (see /proc/kallsyms), at most 16 names for 32 functions";
 	if (!strcmp(file, "gfp-require") || !strcmp(file, "gfp-reject"))
 		return "unknown flag name, bits outside the gfp mask, or a flag in both gfp-require and gfp-reject";
 	if (!strcmp(file, "comm"))
