@@ -3,6 +3,10 @@
 # (qemu/demo checks each step's output and exits 1 otherwise), and the
 # README's excerpt of a demo run says what this run says, numbers aside.
 . "$(dirname "$0")/../lib.sh"
+# What 'make demo' builds before it (its tools target), as on a fresh clone
+# this test runs before any other has built them.
+make -s -C inject >"$T/build.log" 2>&1 || { cat "$T/build.log"; fail "inject does not build"; }
+make -s -C txlog >>"$T/build.log" 2>&1 || { cat "$T/build.log"; fail "txlog does not build"; }
 expect_status 0 qemu/demo --help
 expect_grep '^Usage: qemu/demo$' "$T/out"
 expect_status 2 qemu/demo --bogus
