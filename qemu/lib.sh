@@ -220,7 +220,8 @@ mmfi_guest_find() {
 
 # mmfi_qemu_cmdline DIR: fill the array QEMU_CMD for the guest in DIR.
 # Reads DIR/mode and DIR/out; uses GUEST_SMP, GUEST_MEM, GUEST_APPEND,
-# GUEST_ICOUNT.  The one place that knows how a guest is started.
+# GUEST_ICOUNT, GUEST_GDB (a port for QEMU's gdbstub).  The one place that
+# knows how a guest is started.
 mmfi_qemu_cmdline() {
 	local dir=$1 mode out sock append
 	mode=$(cat "$dir/mode")
@@ -264,6 +265,11 @@ mmfi_qemu_cmdline() {
 		-chardev "socket,id=stapsh,path=$sock,server=on,wait=off"
 		-device virtserialport,chardev=stapsh,name=org.systemtap.stapsh.0
 		-pidfile "$dir/qemu.pid")
+	# QEMU's gdbstub, on localhost only; qemu/gdb finds the port here.
+	if [[ -n ${GUEST_GDB:-} ]]; then
+		QEMU_CMD+=(-gdb "tcp:127.0.0.1:$GUEST_GDB")
+		echo "$GUEST_GDB" >"$dir/gdb.port"
+	fi
 	if [[ $mode == shell ]]; then
 		QEMU_CMD+=(-device virtio-serial-pci,id=vs1
 			-chardev stdio,id=term,signal=off
