@@ -191,27 +191,35 @@ mmfi_guest_prune() {
 	done
 }
 
-# mmfi_guest_find: print the newest running guest that accepts attaching
-# (an interactive 'qemu/run'), or fail.  Guests of other
-# checkouts do not count: build/run is per checkout.  MMFI_GUEST=DIR picks one.
+# mmfi_guest_find [FILE]: print the newest running guest that accepts
+# attaching (an interactive 'qemu/run'), or with FILE the newest running
+# guest of any kind whose run directory has FILE (gdb.port: one started
+# with --gdb); or fail.  Guests of other checkouts do not count: build/run
+# is per checkout.  MMFI_GUEST=DIR picks one.
+# shellcheck disable=SC2120  # FILE is given by qemu/gdb, not in this file
 mmfi_guest_find() {
-	local d
+	local d want=${1:-}
 	if [[ -n ${MMFI_GUEST:-} ]]; then
 		mmfi_guest_alive "$MMFI_GUEST" || die "MMFI_GUEST=$MMFI_GUEST is not a running guest"
-		echo "$MMFI_GUEST"
+		[[ -z $want || -f $MMFI_GUEST/$want ]] || die "MMFI_GUEST=$MMFI_GUEST has no $want"
+		echo "${MMFI_GUEST%/}"
 		return 0
 	fi
 	local dirs
 	mapfile -t dirs < <(ls -1dt "$MMFI_RUNDIRS"/*/ 2>/dev/null)
 	for d in "${dirs[@]}"; do
 		d=${d%/}
-		[[ -f $d/ready ]] || continue
-		# Daemon guests belong to the qemu/stap, qemu/trace or qemu/exec
-		# that booted them: only interactive shells are shared.
-		[[ "$(cat "$d/mode" 2>/dev/null)" == shell ]] || continue
-		if ((MMFI_FLAVOUR_SET)) &&
-		   [[ "$(cat "$d/flavour" 2>/dev/null || echo default)" != "$MMFI_FLAVOUR" ]]; then
-			continue
+		if [[ -n $want ]]; then
+			[[ -f $d/$want ]] || continue
+		else
+			[[ -f $d/ready ]] || continue
+			# Daemon guests belong to the qemu/stap, qemu/trace or qemu/exec
+			# that booted them: only interactive shells are shared.
+			[[ "$(cat "$d/mode" 2>/dev/null)" == shell ]] || continue
+			if ((MMFI_FLAVOUR_SET)) &&
+			   [[ "$(cat "$d/flavour" 2>/dev/null || echo default)" != "$MMFI_FLAVOUR" ]]; then
+				continue
+			fi
 		fi
 		mmfi_guest_alive "$d" && { echo "$d"; return 0; }
 	done
