@@ -78,6 +78,8 @@ lint:
 	@git ls-files -s | awk '$$1 == "100644" {print $$4}' | \
 		while read -r f; do head -c2 "$$f" | grep -q '^#!' && echo "$$f"; done | \
 		sed 's/^/not executable (git update-index --chmod=+x): /' | grep . && exit 1 || true
+	@{ git ls-files '*.py'; git ls-files qemu | xargs grep -l '^#!/usr/bin/env python3'; } | \
+		sort -u | xargs pyflakes3
 
 clean:
 	rm -rf build

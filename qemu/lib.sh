@@ -226,20 +226,38 @@ mmfi_guest_find() {
 	return 1
 }
 
+# mmfi_sock_path DIR NAME: print the path of the guest's socket NAME,
+# DIR/NAME.sock or, if that is too long for a socket address (sun_path has
+# 108 bytes), one in /tmp; DIR/NAME.path records it.
+mmfi_sock_path() {
+	local sock=$1/$2.sock
+	if ((${#sock} > 100)); then
+		sock=$(mktemp -u "/tmp/mmfi-$2-XXXXXX.sock")
+	fi
+	echo "$sock" >"$1/$2.path"
+	echo "$sock"
+}
+
+# mmfi_sock_cleanup DIR: remove the sockets of a guest that has ended.
+mmfi_sock_cleanup() {
+	local f
+	for f in "$1"/*.path; do
+		[[ -f $f ]] && rm -f "$(cat "$f")"
+	done
+	return 0
+}
+
 # mmfi_qemu_cmdline DIR: fill the array QEMU_CMD for the guest in DIR.
 # Reads DIR/mode and DIR/out; uses GUEST_SMP, GUEST_MEM, GUEST_APPEND,
-# GUEST_ICOUNT, GUEST_GDB (a port for QEMU's gdbstub).  The one place that
-# knows how a guest is started.
+# GUEST_ICOUNT, GUEST_GDB (a port for QEMU's gdbstub), GUEST_VMCORE (1:
+# dump the memory of a panicking guest, see qemu/run --vmcore).  The one
+# place that knows how a guest is started.
 mmfi_qemu_cmdline() {
 	local dir=$1 mode out sock append
 	mode=$(cat "$dir/mode")
 	out=$(cat "$dir/outdir")
 	mmfi_accel
-	sock=$dir/stapsh.sock
-	if ((${#sock} > 100)); then	# sun_path is 108 bytes
-		sock=$(mktemp -u "/tmp/mmfi-stapsh-XXXXXX.sock")
-	fi
-	echo "$sock" >"$dir/stapsh.path"
+	sock=$(mmfi_sock_path "$dir" stapsh)
 	# The accelerator; MMFI_ACCEL_DESC names it for the boot line.
 	local accel_args lpj lpj_arg=
 	if [[ ${GUEST_ICOUNT:-0} == 1 ]]; then
@@ -258,6 +276,9 @@ mmfi_qemu_cmdline() {
 	# (three links, half a second of every boot).
 	append="console=ttyS0 panic=-1 printk.devkmsg=on pci=noacpi mmfi.guest=1$lpj_arg"
 	append+=" mmfi.init=$MMFI_TOP/qemu/guest-init mmfi.stapsh=$MMFI_BUILD/stapsh mmfi.mode=$mode"
+	# --vmcore: an oops panics, so that it is dumped too (a later oops=
+	# in GUEST_APPEND wins).
+	[[ ${GUEST_VMCORE:-0} == 1 ]] && append+=" oops=panic"
 	append+=" $MMFI_FLAVOUR_APPEND ${GUEST_APPEND:-}"
 	QEMU_CMD=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
 		"${accel_args[@]}")
@@ -273,6 +294,19 @@ mmfi_qemu_cmdline() {
 		-chardev "socket,id=stapsh,path=$sock,server=on,wait=off"
 		-device virtserialport,chardev=stapsh,name=org.systemtap.stapsh.0
 		-pidfile "$dir/qemu.pid")
+	# The machine protocol (QMP) for qemu/dump and qemu/qmp; the
+	# vmcoreinfo device receives the address of the kernel's vmcoreinfo
+	# note (from its fw_cfg driver), which dumps then carry for crash and
+	# drgn.
+	QEMU_CMD+=(-qmp "unix:$(mmfi_sock_path "$dir" qmp),server=on,wait=off"
+		-device vmcoreinfo)
+	# --vmcore: pvpanic tells QEMU of a panic, QEMU pauses the guest and
+	# the watcher (qemu/qmp watch, on a monitor of its own) dumps it.  The
+	# guest starts stopped; the watcher lets it run once it listens.
+	if [[ ${GUEST_VMCORE:-0} == 1 ]]; then
+		QEMU_CMD+=(-S -device pvpanic -action panic=pause
+			-qmp "unix:$(mmfi_sock_path "$dir" qmp-watch),server=on,wait=off")
+	fi
 	# QEMU's gdbstub, on localhost only; qemu/gdb finds the port here.
 	if [[ -n ${GUEST_GDB:-} ]]; then
 		QEMU_CMD+=(-gdb "tcp:127.0.0.1:$GUEST_GDB")
@@ -427,6 +461,71 @@ mmfi_guest_start() {
 	MMFI_QPID=$!
 }
 
+# Memory dumps (qemu/run --vmcore, qemu/dump): one per run, OUT/vmcore,
+# described by OUT/vmcore.info.
+MMFI_DUMP_FORMAT=kdump-zlib
+mmfi_dump_format_check() {
+	case $1 in
+	elf|kdump-zlib|kdump-lzo|kdump-snappy) ;;
+	*) usage_error "unknown dump format '$1' (known: kdump-zlib, kdump-lzo, kdump-snappy, elf)" ;;
+	esac
+}
+
+# mmfi_dump_pairs DIR: the KEY=VALUE lines vmcore.info starts with: what
+# crash and drgn need to open the dump of the guest in DIR.
+mmfi_dump_pairs() {
+	local dir=$1 flavour
+	flavour=$(cat "$dir/flavour" 2>/dev/null || echo default)
+	(
+		mmfi_flavour "$flavour"
+		echo "flavour=$flavour"
+		echo "vmlinux=$MMFI_KBUILD/vmlinux"
+		echo "modules=$MMFI_MODROOT/lib/modules"
+		echo "release=$(cat "$MMFI_KBUILD/include/config/kernel.release" 2>/dev/null)"
+		echo "guest=$(basename "$dir")"
+	)
+}
+
+# mmfi_dump_find [DUMP]: find a memory dump: DUMP is a vmcore file, or a
+# directory holding one (an out directory); without DUMP the newest vmcore
+# of build/run/*/out.  Sets MMFI_DUMP (the file), MMFI_DUMP_VMLINUX and
+# MMFI_DUMP_FLAVOUR from its .info file, or fails.
+mmfi_dump_find() {
+	local d=${1:-} info
+	if [[ -z $d ]]; then
+		info=$(find "$MMFI_RUNDIRS" -mindepth 3 -maxdepth 3 -path '*/out/vmcore.info' \
+			-printf '%T@ %p\n' 2>/dev/null | sort -rn | head -1 | cut -d' ' -f2-)
+		[[ -n $info ]] || die "no memory dump in $MMFI_RUNDIRS: name one, or make one with qemu/dump or qemu/run --vmcore"
+		d=${info%.info}
+	fi
+	[[ -d $d ]] && d=$d/vmcore
+	[[ -f $d ]] || usage_error "no memory dump at '$d'"
+	[[ -f $d.info ]] || usage_error "'$d' has no $d.info beside it (made by qemu/dump and qemu/run --vmcore)"
+	MMFI_DUMP=$(realpath "$d")
+	MMFI_DUMP_VMLINUX=$(sed -n 's/^vmlinux=//p' "$d.info")
+	MMFI_DUMP_FLAVOUR=$(sed -n 's/^flavour=//p' "$d.info")
+	[[ -f $MMFI_DUMP_VMLINUX ]] || die "$MMFI_DUMP_VMLINUX (from $d.info) is missing"
+	if [[ $MMFI_DUMP_VMLINUX -nt $MMFI_DUMP ]]; then
+		msg "warning: $MMFI_DUMP_VMLINUX was rebuilt after the dump was taken"
+	fi
+}
+
+# mmfi_dump_watch DIR FORMAT: start the watcher of a guest booted with
+# GUEST_VMCORE=1 (stopped; the watcher lets it run); sets MMFI_WATCHER.
+mmfi_dump_watch() {
+	local dir=$1 fmt=$2 out pairs
+	out=$(cat "$dir/outdir")
+	mapfile -t pairs < <(mmfi_dump_pairs "$dir")
+	rm -f "$out/vmcore" "$out/vmcore.info" "$dir/watching"
+	MMFI_QMP_READY=$dir/watching "$MMFI_TOP/qemu/qmp" "$(cat "$dir/qmp-watch.path")" watch \
+		"$out/vmcore" "$fmt" "$out/vmcore.info" "${pairs[@]}" &
+	MMFI_WATCHER=$!
+	while [[ ! -f $dir/watching ]]; do
+		kill -0 "$MMFI_WATCHER" 2>/dev/null || die "the dump watcher could not start the guest"
+		sleep 0.05
+	done
+}
+
 # mmfi_guest_death DIR STATUS: explain why a guest ended early, return the
 # status to exit with.
 mmfi_guest_death() {
@@ -441,6 +540,7 @@ mmfi_guest_death() {
 		msg "guest died: $(mmfi_console_verdict "$out")"
 	fi
 	msg "console log: $out/console.log"
+	[[ -s $out/vmcore.info ]] && msg "memory dump: $out/vmcore (vmcore.info beside it; see qemu/dump --help)"
 	return "$rc"
 }
 
@@ -523,7 +623,7 @@ mmfi_attach_or_boot() {
 mmfi_detach() {
 	if [[ ${MMFI_GUEST_OWNED:-0} == 1 && -n ${MMFI_QPID:-} ]]; then
 		mmfi_guest_poweroff "$MMFI_GUEST_DIR" "$MMFI_QPID"
-		rm -f "$(cat "$MMFI_GUEST_DIR/stapsh.path" 2>/dev/null)" 2>/dev/null || true
+		mmfi_sock_cleanup "$MMFI_GUEST_DIR"
 		MMFI_GUEST_OWNED=0
 	fi
 }
