@@ -461,13 +461,21 @@ mmfi_guest_start() {
 	MMFI_QPID=$!
 }
 
+# mmfi_gdb_option PORT: GUEST_GDB from --gdb (PORT 1234) or --gdb=PORT.
+mmfi_gdb_option() {
+	GUEST_GDB=$1
+	if ! [[ $GUEST_GDB =~ ^[0-9]{4,5}$ ]] || ((GUEST_GDB < 1024 || GUEST_GDB > 65535)); then
+		usage_error "--gdb=PORT needs a port from 1024 to 65535, not '$GUEST_GDB'"
+	fi
+}
+
 # Memory dumps (qemu/run --vmcore, qemu/dump): one per run, OUT/vmcore,
 # described by OUT/vmcore.info.
 MMFI_DUMP_FORMAT=kdump-zlib
 mmfi_dump_format_check() {
 	case $1 in
-	elf|kdump-zlib|kdump-lzo|kdump-snappy) ;;
-	*) usage_error "unknown dump format '$1' (known: kdump-zlib, kdump-lzo, kdump-snappy, elf)" ;;
+	elf|kdump-zlib) ;;
+	*) usage_error "unknown dump format '$1' (this QEMU writes kdump-zlib or elf)" ;;
 	esac
 }
 
@@ -615,6 +623,9 @@ mmfi_attach_or_boot() {
 	MMFI_GUEST_DIR=$dir
 	MMFI_GUEST_OWNED=1
 	mmfi_guest_start "$dir"
+	[[ -n ${GUEST_GDB:-} ]] && msg "gdbstub on localhost:$GUEST_GDB: 'qemu/gdb' attaches"
+	MMFI_WATCHER=''
+	[[ ${GUEST_VMCORE:-0} == 1 ]] && mmfi_dump_watch "$dir" "${GUEST_VMCORE_FORMAT:-$MMFI_DUMP_FORMAT}"
 	mmfi_guest_wait_ready "$dir" "$MMFI_QPID" "$deadline" || rc=$?
 	return "$rc"
 }
@@ -623,6 +634,10 @@ mmfi_attach_or_boot() {
 mmfi_detach() {
 	if [[ ${MMFI_GUEST_OWNED:-0} == 1 && -n ${MMFI_QPID:-} ]]; then
 		mmfi_guest_poweroff "$MMFI_GUEST_DIR" "$MMFI_QPID"
+		if [[ -n ${MMFI_WATCHER:-} ]]; then
+			kill "$MMFI_WATCHER" 2>/dev/null || true
+			wait "$MMFI_WATCHER" 2>/dev/null || true
+		fi
 		mmfi_sock_cleanup "$MMFI_GUEST_DIR"
 		MMFI_GUEST_OWNED=0
 	fi

@@ -59,6 +59,14 @@ expect_count 5 '^object magic ' "$T/drgn.out"
 expect_grep "^dump-plant $pid stack: .*schedule .*dump_plant_wait .*plant_thread_fn .*kthread" "$T/drgn.out"
 expect_grep '^panicked: sh [0-9]+$' "$T/drgn.out"
 
+# qemu/exec --vmcore: its fresh guest is dumped the same way.
+expect_status 123 qemu/exec --vmcore=elf --out "$T/e" -- sh -c 'echo c >/proc/sysrq-trigger; sleep 30'
+expect_grep "memory dump: $T/e/vmcore " "$T/err"
+expect_grep '^format=elf$' "$T/e/vmcore.info"
+# An ELF dump holds all of the guest's memory, and the guest has 1G.
+(($(stat -c %s "$T/e/vmcore") > 1000000000)) || fail "the ELF dump is smaller than the guest's memory"
+no_qemu_left
+
 # --- on demand: a running guest, one dump per run -------------------------
 qemu/run --out "$T/d" -- sh -c 'echo dump-me >/dev/shm/mark; sleep 20' >"$T/d.out" 2>"$T/d.err" &
 guest=$!

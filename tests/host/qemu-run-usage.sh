@@ -33,3 +33,6 @@ MMFI_ACCEL=tcg MMFI_TCG_THREAD=multi expect_status 0 qemu/run --dry-run -- true
 expect_grep ' -accel tcg\\?,thread=multi ' "$T/out"
 MMFI_ACCEL=tcg MMFI_TCG_THREAD=many expect_status 2 qemu/run --dry-run -- true
 expect_grep "MMFI_TCG_THREAD must be 'single' or 'multi', not 'many'" "$T/err"
+expect_status 2 qemu/run --icount --smp 2 -- true
+expect_grep 'icount runs one vCPU only' "$T/err"
+qemu/run --icount --dry-run -- true | grep -q -- ' -smp 1 ' || fail "--icount does not default to one vCPU"
