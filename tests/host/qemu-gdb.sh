@@ -13,18 +13,36 @@ expect_status 125 env MMFI_GUEST=/nonexistent qemu/gdb -batch
 expect_status 0 qemu/gdb --help
 expect_grep '^Usage: qemu/gdb' "$T/out"
 
+# gdb_guest PORT QEMU-RUN-ARGS...: start 'qemu/run --gdb=PORT ARGS' in the
+# background (output in $T/guest.out, .err; pid in $guest), wait for its
+# gdbstub.
+gdb_guest() {
+	local port=$1
+	shift
+	qemu/run --gdb="$port" "$@" >"$T/guest.out" 2>"$T/guest.err" &
+	guest=$!
+	for _ in $(seq 120); do
+		grep -q "gdbstub on localhost:$port" "$T/guest.err" && return 0
+		sleep 0.5
+	done
+	cat "$T/guest.err"
+	fail "the guest did not start its gdbstub"
+}
+
+# gdb_guest_end LINE: the guest's command ended with status 0 and printed LINE.
+gdb_guest_end() {
+	local rc=0
+	wait "$guest" || rc=$?
+	[[ $rc == 0 ]] || { cat "$T/guest.out" "$T/guest.err"; fail "the guest's command exited $rc after gdb detached"; }
+	expect_grep "^$1\$" "$T/guest.out"
+	no_qemu_left
+}
+
 ko=$(qemu/build-module tests/modules/dump-plant 2>"$T/module.log") || { cat "$T/module.log"; fail "dump-plant does not build"; }
 port=$((20000 + $$ % 20000))
 # The guest loads a module, then makes a directory every 50 ms for a
 # while; gdb attaches meanwhile.
-qemu/run --gdb="$port" -- sh -c "insmod $ko"' && for i in $(seq 100); do mkdir /dev/shm/gdb-$i; sleep 0.05; done; echo "guest went on: $(ls /dev/shm | grep -c gdb-) directories"' \
-	>"$T/guest.out" 2>"$T/guest.err" &
-guest=$!
-for _ in $(seq 120); do
-	grep -q "gdbstub on localhost:$port" "$T/guest.err" && break
-	sleep 0.5
-done
-grep -q "gdbstub on localhost:$port" "$T/guest.err" || { cat "$T/guest.err"; fail "the guest did not start its gdbstub"; }
+gdb_guest "$port" -- sh -c "insmod $ko"' && for i in $(seq 100); do mkdir /dev/shm/gdb-$i; sleep 0.05; done; echo "guest went on: $(ls /dev/shm | grep -c gdb-) directories"'
 
 # gdb attaches while the guest boots, and the boot's own overlay makes
 # directories on tmpfs too: the breakpoint waits for the command's.
@@ -43,29 +61,13 @@ expect_grep ' mkdir$' "$T/gdb.out"
 # lx-symbols finds the module qemu/build-module built and loads its symbols.
 expect_grep "^loading @0xffffffff[0-9a-f]+: $TOP/build/modules/default/dump-plant/dump_plant.ko$" "$T/gdb.out"
 expect_grep '^\$3 = 0x[0-9a-f]+ "dump_plant"$' "$T/gdb.out"
-
-rc=0
-wait "$guest" || rc=$?
-[[ $rc == 0 ]] || { cat "$T/guest.out" "$T/guest.err"; fail "the guest's command exited $rc after gdb detached"; }
-expect_grep '^guest went on: 100 directories$' "$T/guest.out"
-no_qemu_left
+gdb_guest_end 'guest went on: 100 directories'
 
 # Under --icount (one vCPU, guest time counts instructions) breakpoints work
 # the same; the guest's clock stands still while gdb holds it.
-port=$((port + 1))
-qemu/run --icount --gdb="$port" -- sh -c 'sleep 1; for i in 1 2 3; do mkdir /dev/shm/gdb-$i; done; echo "icount guest went on"' \
-	>"$T/guest.out" 2>"$T/guest.err" &
-guest=$!
-for _ in $(seq 120); do
-	grep -q "gdbstub on localhost:$port" "$T/guest.err" && break
-	sleep 0.5
-done
+gdb_guest $((port + 1)) --icount -- sh -c 'sleep 1; for i in 1 2 3; do mkdir /dev/shm/gdb-$i; done; echo "icount guest went on"'
 timeout 300 qemu/gdb -batch -ex "$bp" -ex continue -ex 'print dentry->d_name.name' \
 	-ex delete -ex detach >"$T/gdb.out" 2>&1 || { cat "$T/gdb.out"; fail "qemu/gdb failed under --icount"; }
 expect_grep '(^| hit )Breakpoint 1, shmem_mkdir ' "$T/gdb.out"
 expect_grep '^\$1 = .* "gdb-1"$' "$T/gdb.out"
-rc=0
-wait "$guest" || rc=$?
-[[ $rc == 0 ]] || { cat "$T/guest.out" "$T/guest.err"; fail "the --icount guest's command exited $rc after gdb detached"; }
-expect_grep '^icount guest went on$' "$T/guest.out"
-no_qemu_left
+gdb_guest_end 'icount guest went on'
