@@ -382,4 +382,8 @@ def main(prog, argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(globals()["prog"], sys.argv[1:]))     # drgn defines prog
+    try:
+        sys.exit(main(globals()["prog"], sys.argv[1:]))     # drgn defines prog
+    except BrokenPipeError:         # | head: not an error
+        sys.stdout = None
+        sys.exit(0)
