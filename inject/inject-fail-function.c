@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * inject fail-function FUNC --retval R [options] -- CMD: make FUNC return
- * R (through fail_function's kprobe) while CMD runs.
+ * inject fail-function FUNC [MODULE] --retval R | --delay-us U [options] --
+ * CMD: make FUNC return R, or hold each call into it for U microseconds,
+ * through fail_function's kprobe, while CMD runs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,10 +11,43 @@
 
 #include "inject.h"
 
-/* The error type of @func from "injectable" ("ERRNO", ...), NULL if absent. */
-static char *injectable_type(const struct fault_cap *cap, const char *func)
+/*
+ * Split a line of fail_function's "injectable" or "inject" file, "FUNC" or
+ * "FUNC [MODULE]" (then, in "injectable", a tab and the error type), into
+ * its function and module ("" for vmlinux).  The line is modified.
+ */
+static void split_entry(char *line, char **func, char **module)
+{
+	char *sp = strchr(line, ' '), *end;
+
+	*func = line;
+	*module = "";
+	if (!sp)
+		return;
+	*sp = '\0';
+	if (sp[1] == '[' && (end = strchr(sp + 2, ']'))) {
+		*end = '\0';
+		*module = sp + 2;
+	}
+}
+
+/* Does the entry FUNC [MODULE] name @func of @module (NULL: any)? */
+static bool entry_is(const char *func, const char *module, const char *want,
+		     const char *want_module)
+{
+	return !strcmp(func, want) && (!want_module || !strcmp(module, want_module));
+}
+
+/*
+ * The error type of @func ("ERRNO", ...) in @module (NULL: wherever it is)
+ * from "injectable", NULL if it is not there.  A name listed for several
+ * modules needs its module.
+ */
+static char *injectable_type(const struct fault_cap *cap, const char *want,
+			     const char *want_module)
 {
 	char *list = fault_cap_read(cap, "injectable"), *line, *save, *type = NULL;
+	char *func, *module, *found_in = NULL;
 
 	if (!list)
 		die("%s/injectable: %s", cap->dir, strerror(errno));
@@ -23,11 +57,18 @@ static char *injectable_type(const struct fault_cap *cap, const char *func)
 		if (!tab)
 			continue;
 		*tab = '\0';
-		if (!strcmp(line, func)) {
-			type = xstrdup(tab + 1);
-			break;
-		}
+		split_entry(line, &func, &module);
+		if (!entry_is(func, module, want, want_module))
+			continue;
+		if (type)
+			die_usage("fail-function: %s is in %s and in %s: name the module "
+				  "(inject fail-function %s MODULE ...)", want,
+				  found_in[0] ? found_in : "vmlinux", module[0] ? module : "vmlinux",
+				  want);
+		type = xstrdup(tab + 1);
+		found_in = xstrdup(module);
 	}
+	free(found_in);
 	free(list);
 	return type;
 }
@@ -47,16 +88,19 @@ static void check_retval(const char *func, const char *type, long long rv)
 		die_usage("fail-function: --retval %lld: %s can only be made to return true (1)", rv, func);
 }
 
-static bool listed(const struct fault_cap *cap, const char *func)
+/* Is @func (of @module, NULL: any) in fail_function's "inject" list now? */
+static bool listed(const struct fault_cap *cap, const char *want, const char *want_module)
 {
-	char *list = fault_cap_read(cap, "inject"), *line, *save;
+	char *list = fault_cap_read(cap, "inject"), *line, *save, *func, *module;
 	bool found = false;
 
 	if (!list)
 		return false;
-	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (!strcmp(line, func))
+	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		split_entry(line, &func, &module);
+		if (entry_is(func, module, want, want_module))
 			found = true;
+	}
 	free(list);
 	return found;
 }
@@ -66,38 +110,50 @@ int cmd_fail_function(int argc, char **argv)
 	struct inject_session *s = xcalloc(1, sizeof(*s));
 	char hex[32], file[512];
 	struct inject_opts o;
-	long long rv;
+	long long rv = 0;
 	char *type;
 	int ret;
 
 	opts_parse("fail-function", argc, argv,
 		   OPTS_ARM | OPTS_CMD | OPTS_FUNCTION, &o);
 	o.function = o.cap;
-	if (!o.retval)
-		die_usage("fail-function: --retval is required");
+	if (!o.retval && !o.delay_us)
+		die_usage("fail-function: --retval or --delay-us is required");
+	if (o.retval && o.delay_us)
+		die_usage("fail-function: --retval and --delay-us exclude each other "
+			  "(a delayed call returns what it returns)");
 	if (o.task_only < 0)
 		o.task_only = 1;
 	cap_lookup("fail-function", "fail_function", &s->cap);
 	if (!fault_cap_has(&s->cap, "inject"))
 		die_usage("fail-function: %s/inject is missing (CONFIG_FAIL_FUNCTION?)", s->cap.dir);
-	type = injectable_type(&s->cap, o.function);
-	if (!type)
+	type = injectable_type(&s->cap, o.function, o.module);
+	if (!type) {
+		if (o.module)
+			die_usage("fail-function: '%s [%s]' is not in %s/injectable (is the module "
+				  "loaded? see 'inject list fail_function')", o.function, o.module,
+				  s->cap.dir);
 		die_usage("fail-function: '%s' is not in %s/injectable (see 'inject list fail_function')",
 			  o.function, s->cap.dir);
-	rv = parse_number("retval", o.retval, -4095, 0x7fffffffffffffffLL);
-	check_retval(o.function, type, rv);
+	}
+	if (o.retval) {
+		rv = parse_number("retval", o.retval, -4095, 0x7fffffffffffffffLL);
+		check_retval(o.function, type, rv);
+	}
 	free(type);
 
 	opts_build_plan(&o, &s->cap, &s->arm);
-	if (!listed(&s->cap, o.function) &&
+	if (!listed(&s->cap, o.function, o.module) &&
 	    fault_plan_add(&s->arm, &s->cap, "inject", o.function, 1))
 		die("out of memory");
-	snprintf(hex, sizeof(hex), "%#llx", (unsigned long long)rv);
-	if (rv == 0)
-		snprintf(hex, sizeof(hex), "0");
-	snprintf(file, sizeof(file), "%s/retval", o.function);
-	if (fault_plan_add(&s->arm, &s->cap, file, hex, 1))
-		die("out of memory");
+	if (o.retval) {
+		snprintf(hex, sizeof(hex), "%#llx", (unsigned long long)rv);
+		if (rv == 0)
+			snprintf(hex, sizeof(hex), "0");
+		snprintf(file, sizeof(file), "%s/retval", o.function);
+		if (fault_plan_add(&s->arm, &s->cap, file, hex, 1))
+			die("out of memory");
+	}
 
 	ret = run_armed(s, &o);
 	fault_plan_free(&s->arm);

@@ -29,8 +29,9 @@ static const char *gfp_text(unsigned long gfp, char *buf, size_t size)
  */
 int run_armed(struct inject_session *s, struct inject_opts *o)
 {
-	long long calls = -1, matched = -1, injected = -1;
+	long long calls = -1, matched = -1, injected = -1, clamped = -1;
 	struct trace_session *trace;
+	char how[96] = "";
 	struct trace_hit *hits = NULL;
 	struct child_result res;
 	char **problems = NULL;
@@ -61,6 +62,8 @@ int run_armed(struct inject_session *s, struct inject_opts *o)
 	fault_cap_read_long(&s->cap, "calls", &calls);
 	fault_cap_read_long(&s->cap, "matched", &matched);
 	fault_cap_read_long(&s->cap, "injected", &injected);
+	if (o->delay_us && fault_cap_read_long(&s->cap, "clamped", &clamped))
+		clamped = -1;
 	session_restore(s);
 
 	if (trace && trace_collect(trace, &hits, &nr_hits))
@@ -73,8 +76,13 @@ int run_armed(struct inject_session *s, struct inject_opts *o)
 
 	if (!o->quiet) {
 		sites = trace ? trace_sites_summary(hits, nr_hits) : NULL;
-		fprintf(stderr, "%s: %s: calls=%lld matched=%lld injected=%lld; sites: %s\n",
-			argv0, s->cap.name, calls, matched, injected,
+		if (o->delay_us && clamped > 0)
+			snprintf(how, sizeof(how), " (delays of %s us, %lld cut to the busy-wait cap)",
+				 o->delay_us, clamped);
+		else if (o->delay_us)
+			snprintf(how, sizeof(how), " (delays of %s us)", o->delay_us);
+		fprintf(stderr, "%s: %s: calls=%lld matched=%lld injected=%lld%s; sites: %s\n",
+			argv0, s->cap.name, calls, matched, injected, how,
 			sites ? sites : "unknown");
 		free(sites);
 	}

@@ -98,12 +98,16 @@ const struct usage_entry usage_help[] = {
 	},
 	{
 		"fail-function",
-		"make a kernel function return an error while a command runs",
-		"inject fail-function FUNC --retval R [options] -- CMD [ARGS...]\n"
+		"make a kernel function return an error, or wait, while a command runs",
+		"inject fail-function FUNC [MODULE] --retval R | --delay-us U [options]\n"
+		"                     -- CMD [ARGS...]\n"
 		"    Through fail_function: FUNC must be listed in its 'injectable' file\n"
-		"    and R must suit FUNC's error type (ERRNO: -1..-4095, NULL: 0,\n"
-		"    ERR_NULL: either). Reports and restores like run.\n"
-		"      --retval R    the value FUNC returns, e.g. -12 for -ENOMEM\n",
+		"    (a module's function as 'FUNC [MODULE]': give MODULE when the name\n"
+		"    is listed twice) and R must suit FUNC's error type (ERRNO:\n"
+		"    -1..-4095, NULL: 0, ERR_NULL: either). Reports and restores like run.\n"
+		"      --retval R    the value FUNC returns, e.g. -12 for -ENOMEM\n"
+		"      --delay-us U  instead, hold each matching call U microseconds, then\n"
+		"                    let FUNC run (e.g. to widen a race window)\n",
 	},
 	{
 		"options",

@@ -120,7 +120,7 @@ struct inject_opts {
 	const char *pid, *comm, *stacktrace_depth;
 	int task_only;			/* -1: command's default */
 	/* fail-function */
-	const char *function, *retval;
+	const char *function, *module, *retval;
 	/* reporting */
 	bool stacks, json, quiet;
 	long max_runs;

@@ -201,6 +201,14 @@ void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 				o->cap = optarg;
 				continue;
 			}
+			/* fail-function FUNC MODULE: a module's function */
+			if (!o->module && (set & OPTS_FUNCTION)) {
+				if (!optarg[0] || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
+					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(optarg))
+					die_usage("%s: '%s' is not a module name", command, optarg);
+				o->module = optarg;
+				continue;
+			}
 			die_usage("%s: unexpected argument '%s'%s", command, optarg,
 				  (set & OPTS_CMD) ? " (the command goes after --)" : "");
 		}

@@ -62,7 +62,13 @@ refuse "reset: unknown option '--bogus'" reset --bogus
 refuse "unknown capability 'nosuchcap'" reset nosuchcap
 refuse "--all and a capability name exclude each other" reset --all failslab
 refuse "reset: nothing saved for failslab" reset --restore failslab
-refuse "fail-function: --retval is required" fail-function __x64_sys_clone -- true
+refuse "fail-function: --retval or --delay-us is required" fail-function __x64_sys_clone -- true
+refuse "fail-function: --retval and --delay-us exclude each other" \
+	fail-function __x64_sys_clone --retval -12 --delay-us 10 -- true
+refuse "'__x64_sys_clone \\[nosuchmod\\]' is not in /sys/kernel/debug/fail_function/injectable \\(is the module loaded" \
+	fail-function __x64_sys_clone nosuchmod --delay-us 10 -- true
+refuse "fail-function: 'no/mod' is not a module name" fail-function __x64_sys_clone no/mod --delay-us 10 -- true
+refuse "fail-function: unexpected argument 'x'" fail-function __x64_sys_clone mod x --delay-us 10 -- true
 refuse "'nosuchfunc' is not in /sys/kernel/debug/fail_function/injectable" \
 	fail-function nosuchfunc --retval -12 -- true
 refuse "--retval 5: __x64_sys_clone returns an errno" fail-function __x64_sys_clone --retval 5 -- true

@@ -65,7 +65,7 @@ echo "ok: every option reaches debugfs, defaults as documented"
 
 # --delay-us: the call succeeds, the injection is counted as a delay.
 expect 0 $I run failslab --delay-us 1000 --cache dentry --stacks -- mkdir /dev/shm/x
-has 'injected=1;' "$T/err"
+has 'injected=1 \(delays of 1000 us\); sites: ' "$T/err"
 has '^inject: #1 delay ' "$T/err"
 [[ -d /dev/shm/x ]] || fail "delayed mkdir did not create the directory"
 rmdir /dev/shm/x

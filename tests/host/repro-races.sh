@@ -53,21 +53,21 @@ reproduced() {
 reproduced uaf-refcount-on 'refcount_t: addition on 0; use-after-free' \
 	'race_uaf_get\+0x' \
 	'race_uaf: use-after-free: object [0-9a-f]+ \(id [0-9]+\) has magic 0x6b6b6b6b'
-expect_grep '^fail-function-delay: race_uaf_get: calls=[0-9]+ matched=[0-9]+ delayed=[1-9]' \
+expect_grep '^inject: fail_function: calls=[0-9]+ matched=[0-9]+ injected=[1-9][0-9]* \(delays of 10000 us(, [0-9]+ cut to the busy-wait cap)?\); sites: race_uaf_get\+' \
 	"$T/uaf-refcount-on/first/output.log"
 expect_grep '^bad objects seen: 1$' "$T/uaf-refcount-on/first/output.log"
 
 reproduced list-cancel-on \
 	'race_list: list_add \(prev->next is LIST_POISON1: prev was deleted\) corruption' \
 	'race_list_submit'
-expect_grep '^fail-function-delay: race_list_try_merge: .* delayed=[1-9]' \
+expect_grep '^inject: fail_function: .* injected=[1-9][0-9]* \(delays of 10000 us.*; sites: race_list_try_merge\+' \
 	"$T/list-cancel-on/first/output.log"
 expect_grep '^corruptions: 1$' "$T/list-cancel-on/first/output.log"
 
 reproduced page-recycle-trace \
 	'page dumped because: VM_BUG_ON_PAGE\(page_ref_count\(page\) == 0\)' \
 	'kernel BUG at include/linux/mm.h' 'race_page_consume'
-expect_grep '^fail-function-delay: race_page_sync_for_cpu: .* delayed=[1-9]' \
+expect_grep '^inject: fail_function: .* injected=[1-9][0-9]* \(delays of 10000 us.*; sites: race_page_sync_for_cpu\+' \
 	"$T/page-recycle-trace/first/output.log"
 # The scenario boots with vm_txlog=on: the dump ends with the page's
 # history, references taken and dropped by both paths of the race.
@@ -92,7 +92,7 @@ for name in uaf-refcount list-cancel page-recycle; do
 	rc=$(<"$T/$r.rc")
 	((rc == 0 || rc == 1)) || { cat "$T/$r.err"; fail "$name --no-inject exited $rc"; }
 	grep -q '^attempts=5$' "$T/$r/summary" || fail "$name --no-inject did not run 5 attempts"
-	grep -q 'fail-function-delay' "$T/$r"/guests/*/a1/output && fail "$name --no-inject delayed"
+	grep -q '^inject: ' "$T/$r"/guests/*/a1/output && fail "$name --no-inject delayed"
 	echo "ok: $name --no-inject: $(grep '^reproduced  ' "$T/$r.out")"
 done
 
