@@ -36,11 +36,12 @@ expect_grep 'not a number' "$T/err"
 expect_status 2 qemu/drgn -c "$T/p" debuggers/txlog.py
 
 # --- the live guest: qemu/drgn --live against the kernel's debugfs log ------
-# Only mmap events: drgn's own start-up does not push the process's records
-# out of the rings between the two reads.
+# Only mmap events, and rings of 65536 records: drgn's own start-up (its
+# own mmap records) does not push the process's records out of the
+# rings between the reads.
 TX=/sys/kernel/debug/vm_txlog
 qemu/run --out "$T/l" --append vm_txlog=on -- sh -c "
-	echo 0 >$TX/enable; echo mmap >$TX/events; echo 1 >$TX/enable
+	echo 0 >$TX/enable; echo mmap >$TX/events; echo 65536 >$TX/size; echo 1 >$TX/enable
 	sleep 300 & echo \$! >/out/pid
 	while [ ! -e /out/done ]; do sleep 0.2; done" >"$T/l.out" 2>"$T/l.err" &
 guest=$!
@@ -59,8 +60,36 @@ mm=$(sed -nE '1s/^mm (0x[0-9a-f]+): [0-9]+ records, oldest first:$/\1/p' "$T/liv
 [[ -n $mm ]] || { cat "$T/live.hist"; touch "$T/l/done"; fail "no header line for process $pid"; }
 MMFI_GUEST=$dir qemu/exec -- sh -c "echo mm=$mm >$TX/filter && cat $TX/log" >"$T/debugfs.hist" ||
 	{ touch "$T/l/done"; fail "reading the debugfs log failed"; }
+
+# A vma of the process: the first range of /proc/PID/maps with a vma_store
+# of exactly that range (a split leaves the shrunk part unlogged); the
+# newest such record names the live vma.  txlog.py --vma prints, like
+# dump_vma(), that vma's records and the mm's records over its range: every
+# record the kernel's own vma= filter lists is among them.
+MMFI_GUEST=$dir qemu/exec -- cat "/proc/$pid/maps" | cut -d' ' -f1 >"$T/ranges"
+vma='' range=''
+while read -r range; do
+	vma=$(awk -v s="0x${range%-*}" -v e="0x${range#*-}" \
+		'$0 ~ " vm_start=" s " vm_end=" e " " { for (i = 1; i <= NF; i++) if ($i ~ /^vma=/) v = substr($i, 5) } END { print v }' \
+		"$T/debugfs.hist")
+	[[ -n $vma ]] && break
+done <"$T/ranges"
+[[ -n $vma ]] || { touch "$T/l/done"; fail "no vma_store of a range of /proc/$pid/maps in the log of mm $mm"; }
+MMFI_GUEST=$dir qemu/exec -- sh -c "echo vma=$vma >$TX/filter && cat $TX/log" >"$T/debugfs-vma.hist" ||
+	{ touch "$T/l/done"; fail "reading the debugfs log of vma $vma failed"; }
+MMFI_GUEST=$dir timeout 300 qemu/drgn --live debuggers/txlog.py --vma "$vma" --max 0 \
+	>"$T/vma.hist" 2>"$T/vma.err" || { cat "$T/vma.err"; touch "$T/l/done"; fail "txlog.py --vma failed"; }
 touch "$T/l/done"
 wait "$guest" || fail "the live guest's command failed: $(cat "$T/l.err")"
+[[ -s $T/debugfs-vma.hist ]] || fail "the kernel logged nothing for vma $vma"
+# (the time since the previous record depends on the list: left out)
+nodelta() { sed -E 's/^ ?(\[[ 0-9.]+\]) \+[0-9.]+ /\1 /' | sort; }
+tail -n +2 "$T/vma.hist" | nodelta >"$T/vma.sorted"
+missing=$(nodelta <"$T/debugfs-vma.hist" | comm -13 "$T/vma.sorted" -)
+[[ -z $missing ]] || { echo "$missing"; fail "txlog.py --vma $vma lacks records the kernel's vma filter lists"; }
+grep -vE " (vma=$vma|mm=$mm) " "$T/vma.hist" | tail -n +2 | grep . &&
+	fail "txlog.py --vma $vma printed records of another vma or mm"
+echo "ok: txlog.py --vma $vma ($range): $(($(wc -l <"$T/vma.hist") - 1)) records, the kernel's $(wc -l <"$T/debugfs-vma.hist") among them"
 tail -n +2 "$T/live.hist" | sed 's/^ //' | diff -u "$T/debugfs.hist" - ||
 	fail "txlog.py --live differs from the kernel's own log of mm $mm"
 grep -qE " vma_store mm=$mm .* caller=" "$T/debugfs.hist" || fail "no vma_store record of the sleeping process"
