@@ -50,7 +50,7 @@ def parse_args(argv):
     what.add_argument("--all", action="store_true", help="every record the rings hold")
     p.add_argument("--max", type=int,
                    help="print at most the newest N (default: as many as the kernel's "
-                   "reports print, the records= knob; 0: all)")
+                   "reports print: the records= knob, cpu-records= for --cpu; 0: all)")
     try:
         args = p.parse_args(argv)
         for name in ("pfn", "page", "vma", "mm"):
@@ -362,9 +362,16 @@ def main(prog, argv):
         what = f"cpu {args.cpu}"
     else:
         what = "all"
+    # As many as the kernel's reports print (its records= knob, and
+    # cpu-records= for a CPU's part), unless --max says otherwise; 0 there
+    # means all, while a knob of 0 means none.
     limit = args.max
-    if limit is None:
-        limit = 0 if args.all else prog["txlog_dump_records"].value_()
+    if limit is None and not args.all:
+        knob = "txlog_dump_cpu_records" if args.cpu is not None else "txlog_dump_records"
+        limit = prog[knob].value_()
+        if limit == 0:
+            print(f"{what}: 0 records, oldest first:")
+            return 0
     found = []
     for cpu, recs in log.rings():
         for pos, rec in recs:

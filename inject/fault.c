@@ -502,17 +502,56 @@ static bool plan_has_file(const struct fault_plan *plan, int upto, const char *p
 	return false;
 }
 
-/* Is @func in the fail_function "inject" list right now? */
-static bool function_listed(const struct fault_cap *cap, const char *func)
+/*
+ * fault_function_entry() - split a line of fail_function's "injectable" or
+ * "inject" file, "FUNC" or "FUNC [MODULE]" (in "injectable" followed by a
+ * tab and the error type, cut off here), into @func and @module ("" for
+ * vmlinux).  @line is modified.
+ */
+void fault_function_entry(char *line, char **func, char **module)
 {
-	char *list = fault_cap_read(cap, "inject"), *line, *save;
+	char *sp, *end;
+
+	line[strcspn(line, "\t")] = '\0';
+	*func = line;
+	*module = "";
+	sp = strchr(line, ' ');
+	if (!sp)
+		return;
+	*sp = '\0';
+	if (sp[1] == '[' && (end = strchr(sp + 2, ']'))) {
+		*end = '\0';
+		*module = sp + 2;
+	}
+}
+
+/**
+ * fault_function_listed() - is a function in fail_function's "inject" list?
+ * @cap: fail_function
+ * @func: its name, or "MODULE:FUNC" as the kernel takes it
+ * @module: its module, "vmlinux", or NULL for any (when @func has none)
+ */
+bool fault_function_listed(const struct fault_cap *cap, const char *func, const char *module)
+{
+	char *list = fault_cap_read(cap, "inject"), *line, *save, *f, *m;
+	const char *colon = strchr(func, ':');
+	char want_mod[64] = "";
 	bool found = false;
 
 	if (!list)
 		return false;
-	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (!strcmp(line, func))
+	if (colon) {
+		snprintf(want_mod, sizeof(want_mod), "%.*s", (int)(colon - func), func);
+		module = want_mod;
+		func = colon + 1;
+	}
+	if (module && !strcmp(module, "vmlinux"))
+		module = "";
+	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		fault_function_entry(line, &f, &m);
+		if (!strcmp(f, func) && (!module || !strcmp(m, module)))
 			found = true;
+	}
 	free(list);
 	return found;
 }
@@ -555,7 +594,7 @@ int fault_plan_save(const struct fault_plan *arm, const struct fault_cap *cap,
 		}
 		if (!strcmp(file, "inject")) {
 			/* Adding a function: take it out again afterwards. */
-			if (!function_listed(cap, arm->w[i].value)) {
+			if (!fault_function_listed(cap, arm->w[i].value, NULL)) {
 				snprintf(buf, sizeof(buf), "!%s", arm->w[i].value);
 				if (fault_plan_add(restore, cap, "inject", buf, 1))
 					goto fail;

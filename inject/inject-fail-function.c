@@ -11,27 +11,7 @@
 
 #include "inject.h"
 
-/*
- * Split a line of fail_function's "injectable" or "inject" file, "FUNC" or
- * "FUNC [MODULE]" (then, in "injectable", a tab and the error type), into
- * its function and module ("" for vmlinux).  The line is modified.
- */
-static void split_entry(char *line, char **func, char **module)
-{
-	char *sp = strchr(line, ' '), *end;
-
-	*func = line;
-	*module = "";
-	if (!sp)
-		return;
-	*sp = '\0';
-	if (sp[1] == '[' && (end = strchr(sp + 2, ']'))) {
-		*end = '\0';
-		*module = sp + 2;
-	}
-}
-
-/* Does the entry FUNC [MODULE] name @func of @module (NULL: any)? */
+/* Does the entry FUNC [MODULE] name @want of @want_module (NULL: any)? */
 static bool entry_is(const char *func, const char *module, const char *want,
 		     const char *want_module)
 {
@@ -56,8 +36,7 @@ static char *injectable_type(const struct fault_cap *cap, const char *want,
 
 		if (!tab)
 			continue;
-		*tab = '\0';
-		split_entry(line, &func, &module);
+		fault_function_entry(line, &func, &module);
 		if (!entry_is(func, module, want, want_module))
 			continue;
 		if (type)
@@ -88,27 +67,11 @@ static void check_retval(const char *func, const char *type, long long rv)
 		die_usage("fail-function: --retval %lld: %s can only be made to return true (1)", rv, func);
 }
 
-/* Is @func (of @module, NULL: any) in fail_function's "inject" list now? */
-static bool listed(const struct fault_cap *cap, const char *want, const char *want_module)
-{
-	char *list = fault_cap_read(cap, "inject"), *line, *save, *func, *module;
-	bool found = false;
-
-	if (!list)
-		return false;
-	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		split_entry(line, &func, &module);
-		if (entry_is(func, module, want, want_module))
-			found = true;
-	}
-	free(list);
-	return found;
-}
-
 int cmd_fail_function(int argc, char **argv)
 {
 	struct inject_session *s = xcalloc(1, sizeof(*s));
-	char hex[32], file[512];
+	char hex[32], file[512], name[256];
+	const char *want_module;
 	struct inject_opts o;
 	long long rv = 0;
 	char *type;
@@ -127,7 +90,9 @@ int cmd_fail_function(int argc, char **argv)
 	cap_lookup("fail-function", "fail_function", &s->cap);
 	if (!fault_cap_has(&s->cap, "inject"))
 		die_usage("fail-function: %s/inject is missing (CONFIG_FAIL_FUNCTION?)", s->cap.dir);
-	type = injectable_type(&s->cap, o.function, o.module);
+	/* "vmlinux" names the copy outside the modules, listed without one */
+	want_module = o.module && !strcmp(o.module, "vmlinux") ? "" : o.module;
+	type = injectable_type(&s->cap, o.function, want_module);
 	if (!type) {
 		if (o.module)
 			die_usage("fail-function: '%s [%s]' is not in %s/injectable (is the module "
@@ -142,15 +107,24 @@ int cmd_fail_function(int argc, char **argv)
 	}
 	free(type);
 
+	/*
+	 * The kernel looks the name up with kallsyms_lookup_name(): vmlinux
+	 * first, then the newest module that has it, unless it is written as
+	 * MODULE:FUNC.  Its debugfs directory is named as written.
+	 */
+	if (want_module && want_module[0])
+		snprintf(name, sizeof(name), "%s:%s", want_module, o.function);
+	else
+		snprintf(name, sizeof(name), "%s", o.function);
 	opts_build_plan(&o, &s->cap, &s->arm);
-	if (!listed(&s->cap, o.function, o.module) &&
-	    fault_plan_add(&s->arm, &s->cap, "inject", o.function, 1))
+	if (!fault_function_listed(&s->cap, o.function, want_module) &&
+	    fault_plan_add(&s->arm, &s->cap, "inject", name, 1))
 		die("out of memory");
 	if (o.retval) {
 		snprintf(hex, sizeof(hex), "%#llx", (unsigned long long)rv);
 		if (rv == 0)
 			snprintf(hex, sizeof(hex), "0");
-		snprintf(file, sizeof(file), "%s/retval", o.function);
+		snprintf(file, sizeof(file), "%s/retval", name);
 		if (fault_plan_add(&s->arm, &s->cap, file, hex, 1))
 			die("out of memory");
 	}

@@ -81,6 +81,8 @@ int fault_file_read(const char *path, char *buf, size_t size);
 char *fault_cap_read(const struct fault_cap *cap, const char *file);
 int fault_cap_read_long(const struct fault_cap *cap, const char *file, long long *val);
 int fault_file_write(const char *path, const char *value);
+void fault_function_entry(char *line, char **func, char **module);
+bool fault_function_listed(const struct fault_cap *cap, const char *func, const char *module);
 
 void fault_plan_init(struct fault_plan *plan);
 int fault_plan_add(struct fault_plan *plan, const struct fault_cap *cap,

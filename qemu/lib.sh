@@ -415,7 +415,9 @@ mmfi_guest_prepare() {
 	echo "$out" >"$dir/outdir"
 	echo "$MMFI_MODROOT/lib/modules" >"$dir/modules"
 	echo "$MMFI_FLAVOUR" >"$dir/flavour"
-	rm -f "$out/console.log"
+	# A reused out directory: nothing of an earlier run may pass for this one's.
+	rm -f "$out/console.log" "$out/vmcore" "$out/vmcore.info"
+	echo "${GUEST_KERNEL:-$MMFI_BZIMAGE}" >"$dir/kernel"
 	mmfi_write_request "$dir" main "$PWD" "$@"
 	echo "$dir"
 }
@@ -487,7 +489,15 @@ mmfi_dump_pairs() {
 	(
 		mmfi_flavour "$flavour"
 		echo "flavour=$flavour"
-		echo "vmlinux=$MMFI_KBUILD/vmlinux"
+		# --kernel FILE: the vmlinux of FILE's build tree, if it has one
+		kernel=$(cat "$dir/kernel" 2>/dev/null || echo "$MMFI_BZIMAGE")
+		vmlinux=$MMFI_KBUILD/vmlinux
+		if [[ $kernel != "$MMFI_BZIMAGE" ]]; then
+			vmlinux=$(dirname "$kernel")/../../../vmlinux
+			[[ -f $vmlinux ]] && vmlinux=$(realpath "$vmlinux") || vmlinux=''
+		fi
+		echo "vmlinux=$vmlinux"
+		echo "kernel=$kernel"
 		echo "modules=$MMFI_MODROOT/lib/modules"
 		echo "release=$(cat "$MMFI_KBUILD/include/config/kernel.release" 2>/dev/null)"
 		echo "guest=$(basename "$dir")"
@@ -512,6 +522,8 @@ mmfi_dump_find() {
 	MMFI_DUMP=$(realpath "$d")
 	MMFI_DUMP_VMLINUX=$(sed -n 's/^vmlinux=//p' "$d.info")
 	MMFI_DUMP_FLAVOUR=$(sed -n 's/^flavour=//p' "$d.info")
+	[[ -n $MMFI_DUMP_VMLINUX ]] ||
+		die "$d.info names no vmlinux (the guest booted $(sed -n 's/^kernel=//p' "$d.info"), whose build tree has none)"
 	[[ -f $MMFI_DUMP_VMLINUX ]] || die "$MMFI_DUMP_VMLINUX (from $d.info) is missing"
 	if [[ $MMFI_DUMP_VMLINUX -nt $MMFI_DUMP ]]; then
 		msg "warning: $MMFI_DUMP_VMLINUX was rebuilt after the dump was taken"

@@ -59,6 +59,10 @@ expect_count 5 '^object magic ' "$T/drgn.out"
 expect_grep "^dump-plant $pid stack: .*schedule .*dump_plant_wait .*plant_thread_fn .*kthread" "$T/drgn.out"
 expect_grep '^panicked: sh [0-9]+$' "$T/drgn.out"
 
+# A run reusing an out directory does not pass the old dump off as its own.
+expect_status 0 qemu/run --out "$T/p" -- true
+[[ ! -e $T/p/vmcore && ! -e $T/p/vmcore.info ]] || fail "the earlier run's dump is still in the reused out directory"
+
 # qemu/exec --vmcore: its fresh guest is dumped the same way.
 expect_status 123 qemu/exec --vmcore=elf --out "$T/e" -- sh -c 'echo c >/proc/sysrq-trigger; sleep 30'
 expect_grep "memory dump: $T/e/vmcore " "$T/err"
@@ -68,7 +72,7 @@ expect_grep '^format=elf$' "$T/e/vmcore.info"
 no_qemu_left
 
 # --- on demand: a running guest, one dump per run -------------------------
-qemu/run --out "$T/d" -- sh -c 'echo dump-me >/dev/shm/mark; sleep 20' >"$T/d.out" 2>"$T/d.err" &
+qemu/run --out "$T/d" -- sh -c 'sleep 20' >"$T/d.out" 2>"$T/d.err" &
 guest=$!
 for _ in $(seq 240); do
 	dir=$(grep -l "^$T/d\$" build/run/*/outdir 2>/dev/null | head -1) && [[ -f ${dir%/outdir}/ready ]] && break
@@ -80,6 +84,11 @@ expect_status 0 env MMFI_GUEST="$dir" qemu/dump
 expect_grep "^$T/d/vmcore: [0-9]+ bytes in " "$T/out"
 expect_grep "crash $PWD/build/kbuild/vmlinux $T/d/vmcore" "$T/out"
 expect_grep '^reason=request$' "$T/d/vmcore.info"
+# The dump of a running guest opens in drgn, and holds the guest's tasks.
+printf '%s\n' 'from drgn.helpers.linux.pid import for_each_task' \
+	'print("tasks", sum(1 for t in for_each_task(prog) if t.comm.string_() == b"sleep"))' >"$T/sleep.py"
+timeout 300 qemu/drgn -c "$T/d" "$T/sleep.py" >"$T/sleep.out" 2>&1 || { cat "$T/sleep.out"; fail "drgn cannot open the on-demand dump"; }
+expect_grep '^tasks [1-9][0-9]*$' "$T/sleep.out"
 expect_status 1 env MMFI_GUEST="$dir" qemu/dump
 expect_grep 'exists already: one dump per run' "$T/err"
 rc=0

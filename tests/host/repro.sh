@@ -66,7 +66,7 @@ echo "ok: the scenarios' sections pass shellcheck"
 
 # --check prints what a scenario would run, without booting.
 expect_status 0 qemu/repro --check races/uaf-refcount.scenario
-expect_grep '^inject: +inject fail-function race_uaf_get --delay-us 10000 --times -1 -- \.\.\.$' "$T/out"
+expect_grep '^inject: +inject fail-function race_uaf_get race_uaf --delay-us 10000 --times -1 -- \.\.\.$' "$T/out"
 expect_grep '^module: +.*/races/modules/race_uaf.ko$' "$T/out"
 expect_grep '^oracle: +kernel refcount_t: addition on 0' "$T/out"
 expect_status 0 qemu/repro --check $sel/failslab.scenario

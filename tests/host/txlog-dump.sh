@@ -31,6 +31,11 @@ echo "ok: the dump's history of pfn $pfn is the console's, $(($(wc -l <"$T/drgn.
 grep -qE ' page_ref_mod .* caller=tp_get\+0x[0-9a-f]+/0x[0-9a-f]+ \[txlog_page\]$' "$T/drgn.hist" ||
 	fail "no record of tp_get (a module function, named with its module)"
 
+# A CPU's part: as many records as the kernel's cpu-records knob (8).
+timeout 300 qemu/drgn -c "$T/p" debuggers/txlog.py --cpu 0 >"$T/cpu.hist" 2>&1 || { cat "$T/cpu.hist"; fail "txlog.py --cpu failed"; }
+expect_grep '^cpu 0: 8 records, oldest first:$' "$T/cpu.hist"
+expect_count 8 '^ \[ *[0-9.]+\] \+[0-9.]+ cpu=0 ' "$T/cpu.hist"
+
 expect_status 2 qemu/drgn -c "$T/p" debuggers/txlog.py --pfn zz
 expect_grep 'not a number' "$T/err"
 expect_status 2 qemu/drgn -c "$T/p" debuggers/txlog.py
