@@ -423,7 +423,7 @@ mmfi_guest_prepare() {
 }
 
 # mmfi_guest_start DIR: start QEMU for DIR in the background; sets
-# MMFI_QPID.  QEMU gets SIGKILL if the calling script dies (PDEATHSIG), so
+# MMFI_QPID, and MMFI_WATCHER when GUEST_VMCORE=1 (mmfi_watcher_stop).  QEMU gets SIGKILL if the calling script dies (PDEATHSIG), so
 # no guest outlives the command that booted it.
 # _mmfi_qemu_exec PARENT CMD...: run by setpriv --pdeathsig KILL, so QEMU
 # dies with the shell that started it.  The signal is armed after the fork:
@@ -461,6 +461,12 @@ mmfi_guest_start() {
 			"${QEMU_CMD[@]}" </dev/null 2>"$dir/qemu.err" &
 	fi
 	MMFI_QPID=$!
+	[[ -n ${GUEST_GDB:-} ]] && msg "gdbstub on localhost:$GUEST_GDB: 'qemu/gdb' attaches"
+	MMFI_WATCHER=''
+	if [[ ${GUEST_VMCORE:-0} == 1 ]]; then
+		mmfi_dump_watch "$dir" "${GUEST_VMCORE_FORMAT:-$MMFI_DUMP_FORMAT}"
+	fi
+	return 0
 }
 
 # mmfi_gdb_option PORT: GUEST_GDB from --gdb (PORT 1234) or --gdb=PORT.
@@ -544,6 +550,25 @@ mmfi_dump_watch() {
 		kill -0 "$MMFI_WATCHER" 2>/dev/null || die "the dump watcher could not start the guest"
 		sleep 0.05
 	done
+}
+
+# mmfi_watcher_stop: end the dump watcher mmfi_guest_start started, if any.
+mmfi_watcher_stop() {
+	if [[ -n ${MMFI_WATCHER:-} ]]; then
+		kill "$MMFI_WATCHER" 2>/dev/null || true
+		wait "$MMFI_WATCHER" 2>/dev/null || true
+		MMFI_WATCHER=''
+	fi
+}
+
+# mmfi_vmcore_option [FORMAT]: GUEST_VMCORE and its format from --vmcore or
+# --vmcore=FORMAT.
+mmfi_vmcore_option() {
+	GUEST_VMCORE=1
+	if (($#)); then
+		mmfi_dump_format_check "$1"
+		GUEST_VMCORE_FORMAT=$1
+	fi
 }
 
 # mmfi_guest_death DIR STATUS: explain why a guest ended early, return the
@@ -635,9 +660,6 @@ mmfi_attach_or_boot() {
 	MMFI_GUEST_DIR=$dir
 	MMFI_GUEST_OWNED=1
 	mmfi_guest_start "$dir"
-	[[ -n ${GUEST_GDB:-} ]] && msg "gdbstub on localhost:$GUEST_GDB: 'qemu/gdb' attaches"
-	MMFI_WATCHER=''
-	[[ ${GUEST_VMCORE:-0} == 1 ]] && mmfi_dump_watch "$dir" "${GUEST_VMCORE_FORMAT:-$MMFI_DUMP_FORMAT}"
 	mmfi_guest_wait_ready "$dir" "$MMFI_QPID" "$deadline" || rc=$?
 	return "$rc"
 }
@@ -646,10 +668,7 @@ mmfi_attach_or_boot() {
 mmfi_detach() {
 	if [[ ${MMFI_GUEST_OWNED:-0} == 1 && -n ${MMFI_QPID:-} ]]; then
 		mmfi_guest_poweroff "$MMFI_GUEST_DIR" "$MMFI_QPID"
-		if [[ -n ${MMFI_WATCHER:-} ]]; then
-			kill "$MMFI_WATCHER" 2>/dev/null || true
-			wait "$MMFI_WATCHER" 2>/dev/null || true
-		fi
+		mmfi_watcher_stop
 		mmfi_sock_cleanup "$MMFI_GUEST_DIR"
 		MMFI_GUEST_OWNED=0
 	fi
