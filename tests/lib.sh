@@ -100,6 +100,20 @@ _in_own_dir() {
 	done
 }
 
+# guest_of_out OUT [FILE]: wait (up to 2 min) until the guest whose out
+# directory is OUT is ready, and FILE (if given) is not empty; print its run
+# directory, or fail.
+guest_of_out() {
+	local dir=''
+	for _ in $(seq 240); do
+		dir=$(grep -lx -- "$1" build/run/*/outdir 2>/dev/null | head -1) &&
+			[[ -f ${dir%/outdir}/ready && ( -z ${2:-} || -s ${2:-} ) ]] &&
+			{ echo "${dir%/outdir}"; return 0; }
+		sleep 0.5
+	done
+	fail "no ready guest with the out directory $1"
+}
+
 # no_qemu_left: fail if a QEMU started by this test is still running.
 no_qemu_left() {
 	local pid left=()

@@ -74,12 +74,7 @@ no_qemu_left
 # --- on demand: a running guest, one dump per run -------------------------
 qemu/run --out "$T/d" -- sh -c 'sleep 20' >"$T/d.out" 2>"$T/d.err" &
 guest=$!
-for _ in $(seq 240); do
-	dir=$(grep -l "^$T/d\$" build/run/*/outdir 2>/dev/null | head -1) && [[ -f ${dir%/outdir}/ready ]] && break
-	sleep 0.5
-done
-[[ -n $dir ]] || fail "the guest did not start"
-dir=${dir%/outdir}
+dir=$(guest_of_out "$T/d") || exit 1
 expect_status 0 env MMFI_GUEST="$dir" qemu/dump
 expect_grep "^$T/d/vmcore: [0-9]+ bytes in " "$T/out"
 expect_grep "crash $PWD/build/kbuild/vmlinux $T/d/vmcore" "$T/out"

@@ -50,14 +50,7 @@ qemu/run --out "$T/l" --append vm_txlog=on -- sh -c "
 	sleep 300 & echo \$! >/out/pid
 	while [ ! -e /out/done ]; do sleep 0.2; done" >"$T/l.out" 2>"$T/l.err" &
 guest=$!
-dir=''
-for _ in $(seq 240); do
-	dir=$(grep -l "^$T/l\$" build/run/*/outdir 2>/dev/null | head -1) &&
-		[[ -f ${dir%/outdir}/ready && -s $T/l/pid ]] && break
-	sleep 0.5
-done
-[[ -s $T/l/pid ]] || { kill "$guest"; cat "$T/l.err"; fail "the live guest did not start"; }
-dir=${dir%/outdir}
+dir=$(guest_of_out "$T/l" "$T/l/pid") || { kill "$guest"; cat "$T/l.err"; exit 1; }
 pid=$(cat "$T/l/pid")
 MMFI_GUEST=$dir timeout 300 qemu/drgn --live debuggers/txlog.py --pid "$pid" --max 0 \
 	>"$T/live.hist" 2>"$T/live.err" || { cat "$T/live.err"; touch "$T/l/done"; fail "qemu/drgn --live failed"; }
