@@ -10,6 +10,13 @@ bench_count() {
 	echo "$v"
 }
 
+# bench_median [FORMAT]: the median of the numbers on stdin (the mean of
+# the middle two for an even count), printed with FORMAT (default %.6f).
+bench_median() {
+	sort -n | awk -v f="${1:-%.6f}" '{ a[NR] = $1 }
+		END { printf f, (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
 # bench_cc: the compiler for kernel builds, through ccache when present.
 bench_cc() {
 	if command -v ccache >/dev/null; then echo "ccache gcc"; else echo gcc; fi
