@@ -442,7 +442,7 @@ int fault_plan_apply(struct fault_plan *plan)
 				if (done[i] || w->phase != phase)
 					continue;
 				if (fault_file_write(w->path, w->value) == 0 ||
-				    (errno == ENOENT && w->optional)) {
+				    ((errno == ENOENT || errno == EINVAL) && w->optional)) {
 					done[i] = true;
 					progress++;
 				} else {
@@ -557,6 +557,85 @@ bool fault_function_listed(const struct fault_cap *cap, const char *func, const 
 }
 
 /**
+ * delay_location_parse() - split a delay point as given or as listed
+ * @loc: "FUNC[+OFFSET]" (OFFSET decimal or 0x hex), optionally followed by
+ *	a space and "MODULE" or "[MODULE]" when @module is NULL
+ * @module: the module, "vmlinux" for none, or NULL
+ * @l: filled in; l->module is "" for vmlinux, l->any_module if none was given
+ *
+ * Return: 0, or -1 if @loc is malformed.
+ */
+int delay_location_parse(const char *loc, const char *module, struct delay_location *l)
+{
+	char buf[sizeof(l->func) + 80], *sp, *plus, *end;
+
+	memset(l, 0, sizeof(*l));
+	if (strlen(loc) >= sizeof(buf))
+		return -1;
+	strcpy(buf, loc);
+	sp = strchr(buf, ' ');
+	if (sp) {
+		*sp++ = '\0';
+		if (module)
+			return -1;
+		module = sp;
+		if (*sp == '[') {
+			module = sp + 1;
+			end = strchr(module, ']');
+			if (!end || end[1])
+				return -1;
+			*end = '\0';
+		}
+	}
+	l->any_module = !module;
+	if (module && strcmp(module, "vmlinux"))
+		snprintf(l->module, sizeof(l->module), "%s", module);
+	plus = strchr(buf, '+');
+	if (plus) {
+		*plus++ = '\0';
+		errno = 0;
+		l->offset = strtoul(plus, &end, 0);
+		if (!*plus || *end || errno)
+			return -1;
+	}
+	if (!buf[0] || strlen(buf) >= sizeof(l->func))
+		return -1;
+	strcpy(l->func, buf);
+	return 0;
+}
+
+/**
+ * delay_point_listed() - is a delay point in delay_point's "points" list?
+ * @cap: delay_point
+ * @point: "FUNC[+OFFSET] [MODULE]" as written to "points"
+ *
+ * The kernel lists points as "FUNC+0xOFFSET [MODULE]"; they are compared
+ * by function, offset and module (any module if @point names none).
+ */
+bool delay_point_listed(const struct fault_cap *cap, const char *point)
+{
+	char *list = fault_cap_read(cap, "points"), *line, *save;
+	struct delay_location want, have;
+	bool found = false;
+
+	if (!list)
+		return false;
+	if (delay_location_parse(point, NULL, &want)) {
+		free(list);
+		return false;
+	}
+	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (delay_location_parse(line, NULL, &have))
+			continue;
+		if (!strcmp(have.func, want.func) && have.offset == want.offset &&
+		    (want.any_module || !strcmp(have.module, want.module)))
+			found = true;
+	}
+	free(list);
+	return found;
+}
+
+/**
  * fault_plan_save() - record the current values of what a plan will touch
  * @arm: the plan about to be applied
  * @cap: its capability
@@ -566,7 +645,8 @@ bool fault_function_listed(const struct fault_cap *cap, const char *func, const 
  *	accepts 0.
  *
  * A function that @arm adds to fail_function's "inject" list is removed
- * again ("!func"); one that was there already gets its retval back.
+ * again ("!func"); one that was there already gets its retval back. So is
+ * a point that @arm adds to delay_point's "points".
  *
  * Return: 0, or -1 with errno set (reading failed).
  */
@@ -592,12 +672,16 @@ int fault_plan_save(const struct fault_plan *arm, const struct fault_cap *cap,
 				goto fail;
 			continue;
 		}
-		if (!strcmp(file, "inject")) {
-			/* Adding a function: take it out again afterwards. */
-			if (!fault_function_listed(cap, arm->w[i].value, NULL)) {
+		if (!strcmp(file, "inject") || !strcmp(file, "points")) {
+			/* Adding a function or point: take it out again afterwards. */
+			if (!strcmp(file, "inject") ?
+			    !fault_function_listed(cap, arm->w[i].value, NULL) :
+			    !delay_point_listed(cap, arm->w[i].value)) {
 				snprintf(buf, sizeof(buf), "!%s", arm->w[i].value);
-				if (fault_plan_add(restore, cap, "inject", buf, 1))
+				if (fault_plan_add(restore, cap, file, buf, 1))
 					goto fail;
+				/* The add may fail: then there is nothing to take out. */
+				restore->w[restore->nr - 1].optional = true;
 			}
 			continue;
 		}
@@ -730,6 +814,9 @@ int fault_plan_load(struct fault_plan *plan, const char *path, pid_t *owner,
 			n = len;
 		if (fault_plan_add(plan, &cap, file, line + n, phase))
 			goto fail;
+		/* Taking out a function or point, as fault_plan_save() plans it. */
+		if ((!strcmp(file, "inject") || !strcmp(file, "points")) && line[n] == '!')
+			plan->w[plan->nr - 1].optional = true;
 	}
 	fclose(f);
 	if (!cap.dir[0] || !pid) {

@@ -17,9 +17,7 @@ int cmd_arm(int argc, char **argv)
 	if (o.task_only < 0)
 		o.task_only = 0;
 	cap_lookup("arm", o.cap, &s->cap);
-	if (fault_cap_has(&s->cap, "inject"))
-		die_usage("arm: %s needs a function: use 'inject fail-function FUNC "
-			  "--retval R -- CMD'", s->cap.name);
+	refuse_located_cap("arm", &s->cap);
 	opts_build_plan(&o, &s->cap, &s->arm);
 	s->persistent = true;
 	session_arm(s);

@@ -75,7 +75,6 @@ int cmd_fail_function(int argc, char **argv)
 	struct inject_opts o;
 	long long rv = 0;
 	char *type;
-	int ret;
 
 	opts_parse("fail-function", argc, argv,
 		   OPTS_ARM | OPTS_CMD | OPTS_FUNCTION, &o);
@@ -129,9 +128,5 @@ int cmd_fail_function(int argc, char **argv)
 			die("out of memory");
 	}
 
-	ret = run_armed(s, &o);
-	fault_plan_free(&s->arm);
-	fault_plan_free(&s->restore);
-	free(s);
-	return ret;
+	return run_session(s, &o);
 }

@@ -31,7 +31,8 @@ static bool grouped(const char *file)
 {
 	int g, i;
 
-	if (!strcmp(file, "inject") || !strcmp(file, "injectable"))
+	if (!strcmp(file, "inject") || !strcmp(file, "injectable") ||
+	    !strcmp(file, "points"))
 		return true;
 	for (g = 0; g < NR_GROUPS; g++)
 		for (i = 1; groups[g][i]; i++)
@@ -76,6 +77,20 @@ bool cap_is_armed(const struct fault_cap *cap)
 	long long p;
 
 	return fault_cap_read_long(cap, "probability", &p) == 0 && p != 0;
+}
+
+/* delay_point's points, one per line as the kernel lists them. */
+static void print_points(const struct fault_cap *cap)
+{
+	char *list = fault_cap_read(cap, "points"), *line, *save;
+	int n = 0;
+
+	for (line = list ? strtok_r(list, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		printf("  %-9s %s\n", n++ ? "" : "points:", line);
+	if (!n)
+		printf("  %-9s (none)\n", "points:");
+	free(list);
 }
 
 static void print_functions(const struct fault_cap *cap, bool all)
@@ -191,6 +206,8 @@ void print_cap(const struct fault_cap *cap, bool functions)
 	end_line(&l);
 	if (fault_cap_has(cap, "inject"))
 		print_functions(cap, functions);
+	if (fault_cap_has(cap, "points"))
+		print_points(cap);
 }
 
 /**
@@ -219,6 +236,20 @@ void cap_lookup(const char *command, const char *name, struct fault_cap *cap)
 	free(caps);
 	die_usage("%s: unknown capability '%s' (this kernel has: %s)", command, name,
 		  nr ? known : "none");
+}
+
+/*
+ * fail_function and delay_point act at a place that must be named: their
+ * own commands arm them, not run, arm or sweep.
+ */
+void refuse_located_cap(const char *command, const struct fault_cap *cap)
+{
+	if (fault_cap_has(cap, "inject"))
+		die_usage("%s: %s needs a function: use 'inject fail-function FUNC "
+			  "--retval R -- CMD'", command, cap->name);
+	if (fault_cap_has(cap, "points"))
+		die_usage("%s: %s needs a location: use 'inject delay FUNC[+OFFSET] "
+			  "--us U -- CMD'", command, cap->name);
 }
 
 int cmd_list(int argc, char **argv)

@@ -63,6 +63,8 @@ static void reset_cap(const struct fault_cap *cap)
 			die("out of memory");
 	if (fault_cap_has(cap, "inject") && fault_plan_add(&plan, cap, "inject", "", 1))
 		die("out of memory");
+	if (fault_cap_has(cap, "points") && fault_plan_add(&plan, cap, "points", "", 1))
+		die("out of memory");
 	if (fault_cap_has(cap, "calls") && fault_plan_add(&plan, cap, "calls", "0", 1))
 		die("out of memory");
 	if (fault_plan_apply(&plan))

@@ -107,23 +107,33 @@ int run_armed(struct inject_session *s, struct inject_opts *o)
 	return res.exit_code;
 }
 
+/**
+ * run_session() - run_armed(), then free @s and its plans
+ * @s: the session, xcalloc()ed, with its arm plan built
+ * @o: the options
+ *
+ * Return: what run_armed() returns.
+ */
+int run_session(struct inject_session *s, struct inject_opts *o)
+{
+	int ret = run_armed(s, o);
+
+	fault_plan_free(&s->arm);
+	fault_plan_free(&s->restore);
+	free(s);
+	return ret;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct inject_session *s = xcalloc(1, sizeof(*s));
 	struct inject_opts o;
-	int ret;
 
 	opts_parse("run", argc, argv, OPTS_ARM | OPTS_CMD, &o);
 	if (o.task_only < 0)
 		o.task_only = 1;
 	cap_lookup("run", o.cap, &s->cap);
-	if (fault_cap_has(&s->cap, "inject"))
-		die_usage("run: %s needs a function: use 'inject fail-function FUNC "
-			  "--retval R -- CMD'", s->cap.name);
+	refuse_located_cap("run", &s->cap);
 	opts_build_plan(&o, &s->cap, &s->arm);
-	ret = run_armed(s, &o);
-	fault_plan_free(&s->arm);
-	fault_plan_free(&s->restore);
-	free(s);
-	return ret;
+	return run_session(s, &o);
 }

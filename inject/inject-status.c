@@ -22,6 +22,11 @@ static bool in_use(const struct fault_cap *cap)
 	list = fault_cap_read(cap, "inject");
 	busy = list && *list;
 	free(list);
+	if (busy)
+		return true;
+	list = fault_cap_read(cap, "points");
+	busy = list && *list;
+	free(list);
 	return busy;
 }
 

@@ -327,9 +327,7 @@ int cmd_sweep(int argc, char **argv)
 	if (o.task_only < 0)
 		o.task_only = 1;
 	cap_lookup("sweep", o.cap, &s->cap);
-	if (fault_cap_has(&s->cap, "inject"))
-		die_usage("sweep: %s needs a function; sweep works on the other capabilities",
-			  s->cap.name);
+	refuse_located_cap("sweep", &s->cap);
 	o.skip = "0";
 	o.times = "0";
 	opts_build_plan(&o, &s->cap, &s->arm);

@@ -110,8 +110,23 @@ const struct usage_entry usage_help[] = {
 		"                    let FUNC run (e.g. to widen a race window)\n",
 	},
 	{
+		"delay",
+		"stall the kernel at one instruction while a command runs",
+		"inject delay FUNC[+OFFSET] [MODULE] --us U [options] -- CMD [ARGS...]\n"
+		"    Through delay_point: a kprobe at byte OFFSET (default 0, decimal or\n"
+		"    0x hex) of kernel function FUNC, any function kprobes may probe;\n"
+		"    each pass there that the filters pick waits U microseconds before\n"
+		"    the instruction runs. The wait busy-waits, so at most 10000 us are\n"
+		"    waited per pass (the report counts the cut ones). FUNC must be the\n"
+		"    only function of its name in MODULE (vmlinux: the kernel image), or\n"
+		"    in the whole kernel when MODULE is not given; OFFSET must start an\n"
+		"    instruction (objdump -d or gdb's disassemble show where they\n"
+		"    start). Reports and restores like run; the point is removed again.\n"
+		"      --us U        microseconds per delay, 1..1000000 (--delay-us too)\n",
+	},
+	{
 		"options",
-		"options of run, arm, sweep and fail-function",
+		"options of run, arm, sweep, fail-function and delay",
 		"Limits (not sweep, which sets skip and times itself):\n"
 		"  --probability P      percent of matching calls to fail (default 100)\n"
 		"  --times N            at most N failures, -1 for no limit (default 1)\n"
@@ -121,7 +136,7 @@ const struct usage_entry usage_help[] = {
 		"Filters (a call must pass all of them; those not given are cleared):\n"
 		"  --task-only          only CMD and its children (task-filter Y and\n"
 		"                       make-it-fail set before exec); default of run,\n"
-		"                       sweep and fail-function\n"
+		"                       sweep, fail-function and delay\n"
 		"  --all-tasks          any task may fail\n"
 		"  --pid PID            only this thread or process\n"
 		"  --comm NAME          only tasks of this name (at most 15 characters)\n"
@@ -144,9 +159,9 @@ const struct usage_entry usage_help[] = {
 		"  --verbose N          kernel log per injection: 0 none (default), 1 a\n"
 		"                       line, 2 a line and a stack dump\n"
 		"\n"
-		"Exit status: run and fail-function exit like CMD; sweep as described;\n"
-		"2 for a bad argument or a value the kernel refused (nothing is left\n"
-		"changed); 1 when inject itself fails.\n",
+		"Exit status: run, fail-function and delay exit like CMD; sweep as\n"
+		"described; 2 for a bad argument or a value the kernel refused (nothing\n"
+		"is left changed); 1 when inject itself fails.\n",
 	},
 	{ NULL, NULL, NULL },
 };
@@ -164,7 +179,8 @@ static const struct usage_entry *find_entry(const char *name)
 static bool takes_options(const char *name)
 {
 	return !strcmp(name, "run") || !strcmp(name, "arm") ||
-	       !strcmp(name, "sweep") || !strcmp(name, "fail-function");
+	       !strcmp(name, "sweep") || !strcmp(name, "fail-function") ||
+	       !strcmp(name, "delay");
 }
 
 /**
@@ -205,7 +221,7 @@ void usage_print_all(void)
 	for (u = usage_help + 1; u->name; u++) {
 		putchar('\n');
 		if (!strcmp(u->name, "options"))
-			printf("Options of run, arm, sweep and fail-function:\n");
+			printf("Options of run, arm, sweep, fail-function and delay:\n");
 		fputs(u->help, stdout);
 	}
 }

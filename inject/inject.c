@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "reset",		cmd_reset },
 	{ "sweep",		cmd_sweep },
 	{ "fail-function",	cmd_fail_function },
+	{ "delay",		cmd_delay },
 	{ NULL,			NULL },
 };
 

@@ -61,7 +61,11 @@ struct fault_write {
 	char path[PATH_MAX];
 	char *value;		/* "" is written as "\n", which clears */
 	int phase;		/* 0 first, 1 any order (retried), 2 last */
-	bool optional;		/* a missing file is not an error */
+	/*
+	 * Undoes what may not have been done: a missing file, or the kernel
+	 * refusing to remove what it does not list, is not an error.
+	 */
+	bool optional;
 };
 
 #define FAULT_PLAN_MAX	96
@@ -83,6 +87,17 @@ int fault_cap_read_long(const struct fault_cap *cap, const char *file, long long
 int fault_file_write(const char *path, const char *value);
 void fault_function_entry(char *line, char **func, char **module);
 bool fault_function_listed(const struct fault_cap *cap, const char *func, const char *module);
+
+/* A delay point: "FUNC[+OFFSET] [MODULE]" */
+struct delay_location {
+	char func[512];
+	unsigned long offset;
+	char module[64];	/* "" for vmlinux */
+	bool any_module;	/* none was given */
+};
+
+int delay_location_parse(const char *loc, const char *module, struct delay_location *l);
+bool delay_point_listed(const struct fault_cap *cap, const char *point);
 
 void fault_plan_init(struct fault_plan *plan);
 int fault_plan_add(struct fault_plan *plan, const struct fault_cap *cap,
@@ -135,6 +150,7 @@ enum inject_opt_set {
 	OPTS_CMD	= 1 << 1,	/* -- CMD, --all-tasks, --stacks */
 	OPTS_SWEEP	= 1 << 2,	/* --max, --json, --setup, --cleanup, --check-every */
 	OPTS_FUNCTION	= 1 << 3,	/* --retval */
+	OPTS_DELAY	= 1 << 4,	/* --us */
 };
 
 void opts_parse(const char *command, int argc, char **argv, unsigned int set,
@@ -206,17 +222,21 @@ char *trace_sites_summary(const struct trace_hit *hits, int nr);
 
 int kmsg_open_at_end(void);
 int kmsg_problems(int fd, char ***lines, int *nr);
+int kmsg_matching(int fd, const char *const *wanted, bool at_start, char ***lines, int *nr);
 
 /* === one file per subcommand === */
 
 int cmd_list(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int run_armed(struct inject_session *s, struct inject_opts *o);
+int run_session(struct inject_session *s, struct inject_opts *o);
 int cmd_arm(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_fail_function(int argc, char **argv);
+int cmd_delay(int argc, char **argv);
+void refuse_located_cap(const char *command, const struct fault_cap *cap);
 
 /* shared by list and status */
 void print_cap(const struct fault_cap *cap, bool functions);

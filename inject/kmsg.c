@@ -46,14 +46,17 @@ int kmsg_open_at_end(void)
 }
 
 /**
- * kmsg_problems() - read the new records and pick out kernel reports
+ * kmsg_matching() - read the new records and pick out some messages
  * @fd: from kmsg_open_at_end()
+ * @wanted: NULL-terminated; a message is picked if it contains one of them,
+ *	or, with @at_start, if it starts with one of them
+ * @at_start: see @wanted
  * @lines: set to a malloc()ed array of malloc()ed messages
  * @nr: set to their number
  *
  * Return: 0, or -1 with errno set.
  */
-int kmsg_problems(int fd, char ***lines, int *nr)
+int kmsg_matching(int fd, const char *const *wanted, bool at_start, char ***lines, int *nr)
 {
 	char rec[8192];
 	char **out = NULL;
@@ -85,10 +88,11 @@ int kmsg_problems(int fd, char ***lines, int *nr)
 		end = strchr(msg, '\n');
 		if (end)
 			*end = '\0';
-		for (i = 0; problems[i]; i++)
-			if (strstr(msg, problems[i]))
+		for (i = 0; wanted[i]; i++)
+			if (at_start ? !strncmp(msg, wanted[i], strlen(wanted[i])) :
+			    !!strstr(msg, wanted[i]))
 				break;
-		if (!problems[i])
+		if (!wanted[i])
 			continue;
 		{
 			char **p = realloc(out, (n + 1) * sizeof(*out));
@@ -115,4 +119,17 @@ fail:
 		errno = err;
 	}
 	return -1;
+}
+
+/**
+ * kmsg_problems() - read the new records and pick out kernel reports
+ * @fd: from kmsg_open_at_end()
+ * @lines: set to a malloc()ed array of malloc()ed messages
+ * @nr: set to their number
+ *
+ * Return: 0, or -1 with errno set.
+ */
+int kmsg_problems(int fd, char ***lines, int *nr)
+{
+	return kmsg_matching(fd, problems, false, lines, nr);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * opts.c: the options of run, arm, sweep and fail-function, and the plan
+ * opts.c: the options of run, arm, sweep, fail-function and delay, and the plan
  * of writes they turn into.  Everything here is checked before anything is
  * written: a bad argument exits 2 with nothing changed.
  */
@@ -45,6 +45,7 @@ enum {
 	OPT_CLEANUP,
 	OPT_CHECK_EVERY,
 	OPT_FIND_DAMAGE,
+	OPT_US,
 };
 
 /* Which commands take which options. */
@@ -85,6 +86,7 @@ static const struct option long_options[] = {
 	{ "cleanup",		required_argument, NULL, OPT_CLEANUP },
 	{ "check-every",	required_argument, NULL, OPT_CHECK_EVERY },
 	{ "find-damage",	no_argument,       NULL, OPT_FIND_DAMAGE },
+	{ "us",			required_argument, NULL, OPT_US },
 	{ NULL,			0,		   NULL, 0 },
 };
 
@@ -101,6 +103,8 @@ static unsigned int option_set(int id)
 		return OPTS_SWEEP;
 	case OPT_RETVAL:
 		return OPTS_FUNCTION;
+	case OPT_US:
+		return OPTS_DELAY;
 	default:
 		return FILTERS;
 	}
@@ -202,7 +206,7 @@ void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 				continue;
 			}
 			/* fail-function FUNC MODULE: a module's function */
-			if (!o->module && (set & OPTS_FUNCTION)) {
+			if (!o->module && (set & (OPTS_FUNCTION | OPTS_DELAY))) {
 				if (!optarg[0] || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
 					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(optarg))
 					die_usage("%s: '%s' is not a module name", command, optarg);
@@ -242,7 +246,8 @@ void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 			o->verbose = optarg;
 			break;
 		case OPT_DELAY_US:
-			parse_number("delay-us", optarg, 0, 1000000);
+		case OPT_US:
+			parse_number(option_name(c), optarg, 0, 1000000);
 			o->delay_us = optarg;
 			break;
 		case OPT_IGNORE_GFP_WAIT:
@@ -348,7 +353,8 @@ void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 
 	if ((set & (OPTS_ARM | OPTS_FUNCTION)) && !o->cap)
 		die_usage("%s: no %s given", command,
-			  (set & OPTS_FUNCTION) ? "function" : "capability");
+			  (set & OPTS_FUNCTION) ? "function" :
+			  (set & OPTS_DELAY) ? "location (FUNC[+OFFSET])" : "capability");
 	if (set & OPTS_CMD) {
 		if (optind >= argc)
 			die_usage("%s: no command given (inject %s ... -- CMD ARGS...)",

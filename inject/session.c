@@ -157,6 +157,10 @@ static const char *refusal_hint(const char *file, int err)
 		return "unknown flag name, bits outside the gfp mask, or a flag in both gfp-require and gfp-reject";
 	if (!strcmp(file, "comm"))
 		return "names are at most 15 characters";
+	if (!strcmp(file, "points") && err == ENOSPC)
+		return "64 delay points are listed already";
+	if (!strcmp(file, "points"))
+		return "no such function, a name several functions share (name the module), an offset outside the function or inside an instruction, or a place kprobes may not probe";
 	if (!strcmp(file, "inject") && err == ERANGE)
 		return "not in the error injection list (see injectable)";
 	if (!strcmp(file, "inject") && err == EBUSY)
@@ -170,9 +174,46 @@ static const char *refusal_hint(const char *file, int err)
 	return NULL;
 }
 
+/* The kernel log from just before session_arm() applied its plan, or -1. */
+static int arm_kmsg = -1;
+
+/*
+ * Print what the kernel logged about a refused write to @path: the lines of
+ * the capability (its directory's name, as pr_fmt() prefixes them) and of
+ * the fault-injection core.
+ */
+static void print_refusal_log(const char *path)
+{
+	char cap[128], prefix[140], **lines;
+	const char *wanted[] = { prefix, "FAULT_INJECTION: ", NULL };
+	const char *end = strrchr(path, '/'), *start;
+	int i, nr;
+
+	if (arm_kmsg < 0 || !end)
+		return;
+	for (start = end; start > path && start[-1] != '/'; start--)
+		;
+	snprintf(cap, sizeof(cap), "%.*s", (int)(end - start), start);
+	snprintf(prefix, sizeof(prefix), "%s: ", cap);
+	if (kmsg_matching(arm_kmsg, wanted, true, &lines, &nr))
+		return;
+	/* Writes are retried, so the kernel may have said the same thrice. */
+	for (i = 0; i < nr; i++) {
+		int j;
+
+		for (j = 0; j < i && strcmp(lines[j], lines[i]); j++)
+			;
+		if (j == i)
+			fprintf(stderr, "%s: kernel: %s\n", argv0, lines[i]);
+	}
+	for (i = 0; i < nr; i++)
+		free(lines[i]);
+	free(lines);
+}
+
 /*
  * Report a write that failed and exit: 2 if the kernel refused the value
- * (EINVAL, ERANGE, EBUSY), 1 for anything else.
+ * (EINVAL, ERANGE, EBUSY, ENOSPC), 1 for anything else.
  */
 void report_write_error(const struct fault_plan *plan)
 {
@@ -188,10 +229,11 @@ void report_write_error(const struct fault_plan *plan)
 	if (err == ENOENT)
 		die("%s: missing (%s): this kernel does not support it", w->path,
 		    errno_name(err));
-	if (err == EINVAL || err == ERANGE || err == EBUSY) {
+	if (err == EINVAL || err == ERANGE || err == EBUSY || err == ENOSPC) {
 		fprintf(stderr, "%s: %s: kernel refused '%s' (%s)%s%s; previous settings restored\n",
 			argv0, w->path, w->value, errno_name(err),
 			hint ? ": " : "", hint ? hint : "");
+		print_refusal_log(w->path);
 		session_exit(EXIT_USAGE);
 	}
 	die("%s: cannot write '%s': %s (%s)", w->path, w->value, strerror(err),
@@ -239,10 +281,15 @@ void session_arm(struct inject_session *s)
 	active = s;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 
+	/* A refused write's reason is in the kernel log, when it gives one. */
+	arm_kmsg = kmsg_open_at_end();
 	if (fault_plan_apply(&s->arm)) {
 		session_restore(s);
 		report_write_error(&s->arm);
 	}
+	if (arm_kmsg >= 0)
+		close(arm_kmsg);
+	arm_kmsg = -1;
 	if (s->persistent) {
 		block_handled(&old);
 		active = NULL;

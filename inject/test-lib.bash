@@ -19,7 +19,7 @@ snapshot() {
 	for f in "$D/$1"/*; do
 		[[ -f $f && ! -L $f ]] || continue
 		case ${f##*/} in
-		calls|matched|injected) [[ ${2:-} == all ]] || continue ;;
+		calls|matched|injected|clamped) [[ ${2:-} == all ]] || continue ;;
 		esac
 		v=
 		IFS= read -r -d '' v <"$f" || true

@@ -8,7 +8,8 @@
  * The tracepoint's own caller field names the allocator entry point for
  * failslab and fail_page_alloc (kmem_cache_alloc+0x..), so the site shown
  * to the user is the first frame of that stack outside the allocator and
- * the fault-injection code: the function that asked for the memory.
+ * the fault-injection code: the function that asked for the memory.  For
+ * delay_point the caller field is the point, and the site.
  *
  * Library-like: returns -1/NULL with errno set, never prints.
  */
@@ -34,6 +35,7 @@ struct trace_session {
 	char *dir;
 	bool stacks;			/* keep whole stacks in the hits */
 	bool kallsyms;			/* tep knows the kernel's symbols */
+	bool caller_is_site;		/* delay_point: the caller is the point */
 	int fi_id, stack_id;
 	struct tep_format_field *f_caller, *f_size, *f_gfp, *f_pid, *f_comm,
 				*f_action, *s_size, *s_caller;
@@ -169,6 +171,12 @@ struct trace_session *trace_open(const char *cap_name, bool stacks)
 		return NULL;
 	base = base ? base + 1 : cap_name;
 	t->stacks = stacks;
+	/*
+	 * A delay point's event is raised in its kprobe handler, whose stack
+	 * shows the breakpoint's machinery and then the instruction after
+	 * the point; the caller field is the point itself.
+	 */
+	t->caller_is_site = !strcmp(base, "delay_point");
 	for (i = 0; i < MAX_CPUS; i++)
 		t->last[i] = -1;
 
@@ -307,7 +315,7 @@ static void set_site_from_stack(struct trace_session *t, struct trace_hit *h,
 		symbolize(t, addr[i], frame, sizeof(frame), &fn);
 		if (h->stack)
 			h->stack[h->nr_stack++] = strdup(frame);
-		if (!h->site[0] && fn && !is_plumbing(fn))
+		if (!h->site[0] && fn && !is_plumbing(fn) && !t->caller_is_site)
 			snprintf(h->site, sizeof(h->site), "%s", frame);
 	}
 }

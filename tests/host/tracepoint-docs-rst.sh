@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kernel-patches/0021: Documentation/trace/events-kmem.rst of the patched
+# kernel-patches/0023: Documentation/trace/events-kmem.rst of the patched
 # tree parses as reStructuredText without a warning (docutils), gives every
 # kmem event of the guest kernel with the print format that event really
 # has (taken from tracepoint-docs/events/kmem.md, which tpdoc check holds
@@ -8,7 +8,7 @@
 rst=${TPDOC_RST:-build/linux/Documentation/trace/events-kmem.rst}
 page=tracepoint-docs/events/kmem.md
 [[ -f $rst ]] || fail "no $rst: run 'make kernel'"
-grep -q 'rss_stat' "$rst" || fail "$rst is not the one of patch 0021 (no rss_stat): run 'make kernel'"
+grep -q 'rss_stat' "$rst" || fail "$rst is not the one of patch 0023 (no rss_stat): run 'make kernel'"
 
 python3 - "$rst" <<'PY' || fail "$rst does not parse cleanly as reStructuredText"
 import sys

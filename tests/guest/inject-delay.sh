@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# inject delay, in the guest: a delay point at FUNC+OFFSET [MODULE] stalls
+# the command's passes there and nobody else's, the report names the point
+# and the cut delays, the point and every setting go back afterwards (also
+# on SIGTERM, and a point listed before stays), and bad locations exit 2
+# with nothing changed.
+set -euo pipefail
+. inject/test-lib.bash
+
+DP=$D/delay_point
+[[ -w $DP/points ]] || fail "this kernel lacks CONFIG_FAULT_DELAY_POINT"
+[[ -z $(cat $DP/points) ]] || fail "delay points are listed already: $(cat $DP/points)"
+ko=${MM_PROVOKE_KO:-$PWD/build/modules/${MMFI_FLAVOUR:-default}/mm_provoke/mm_provoke.ko}
+[[ -f $ko ]] || fail "$ko not built (tests/run builds it with qemu/build-module)"
+cleanup() {
+	echo >$DP/points
+	rmmod mm_provoke 2>/dev/null || true
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# The first instruction of ksys_sync past its entry: the kernel takes a
+# point there and refuses one inside the instruction before it.
+off=
+for o in $(seq 1 16); do
+	if printf 'ksys_sync+%d\n' "$o" >$DP/points 2>/dev/null; then
+		off=$o
+		break
+	fi
+done
+[[ -n $off ]] || fail "no offset of ksys_sync between 1 and 16 was taken"
+echo >$DP/points
+loc=$(printf 'ksys_sync+%#x' "$off")
+before=$(snapshot delay_point)
+
+# The command's three syncs are delayed; a sync of another task meanwhile
+# is counted, not matched (--task-only is the default).
+expect 0 $I delay "ksys_sync+$off" --us 20000 --times -1 -- sh -c 'sync; sync; sync'
+has "^inject: delay_point: calls=3 matched=3 injected=3 \(delays of 20000 us, 3 cut to the busy-wait cap\); sites: ${loc/+/\\+} \(x3\)" "$T/err"
+[[ "$(snapshot delay_point)" == "$before" ]] || fail "delay did not restore delay_point"
+no_leftovers
+echo "ok: three syncs delayed at $loc, cut to the cap, and restored"
+
+# The delay is felt: 3 passes of 8 ms take at least 24 ms of the command.
+start=$(date +%s%N)
+expect 0 $I delay "$loc" vmlinux --us 8000 --times -1 -- sh -c 'sync; sync; sync'
+ms=$((($(date +%s%N) - start) / 1000000))
+((ms >= 24)) || fail "three delays of 8 ms took ${ms} ms in all"
+has "injected=3 \(delays of 8000 us\)" "$T/err"
+echo "ok: three 8 ms delays, ${ms} ms in all"
+
+# outside_sync [OPTION]: inject delay at the point for a command that syncs
+# and then waits while this shell, which is not the command's, syncs too.
+outside_sync() {
+	local pid rc=0
+	rm -f "$T/ready" "$T/done"
+	$I delay "$loc" --us 5000 --times -1 "$@" -- sh -c \
+		"sync; touch $T/ready; while [ ! -e $T/done ]; do sleep 0.05; done" \
+		>"$T/out" 2>"$T/err" &
+	pid=$!
+	for _ in $(seq 300); do
+		[[ -e $T/ready ]] && break
+		sleep 0.1
+	done
+	[[ -e $T/ready ]] || fail "the command never got ready: $(cat "$T/err")"
+	sync
+	touch "$T/done"
+	wait $pid || rc=$?
+	[[ $rc == 0 ]] || fail "inject delay exited $rc: $(cat "$T/err")"
+}
+# Another task passes the point undelayed: counted, not matched...
+outside_sync
+has "calls=2 matched=1 injected=1 " "$T/err"
+# ...unless --all-tasks lets any task be delayed.
+outside_sync --all-tasks
+has "calls=2 matched=2 injected=2 " "$T/err"
+echo "ok: the point delays the command's task, and any with --all-tasks"
+
+# A point listed before stays listed, whatever form it was written in.
+echo "ksys_sync+$off" >$DP/points
+expect 0 $I delay "$loc" --us 100 -- sync
+[[ "$(cat $DP/points)" == "$loc" ]] || fail "the point listed before is gone: '$(cat $DP/points)'"
+echo >$DP/points
+echo "ok: a point listed before stays"
+
+# A module's function, named with its module; the site shows the module.
+insmod "$ko"
+expect 0 $I delay provoke_read mm_provoke --us 100 -- cat $D/mm_provoke/do
+has "calls=2 matched=2 injected=1 \(delays of 100 us\); sites: provoke_read\+0x0( \[mm_provoke\])?$" "$T/err"
+[[ -z $(cat $DP/points) ]] || fail "the module's point stayed: $(cat $DP/points)"
+rmmod mm_provoke
+echo "ok: a module's function"
+
+# Bad arguments and locations the kernel refuses: exit 2, nothing changed.
+# bad MESSAGE ARGS...: 'inject delay ARGS...' exits 2 saying MESSAGE.
+bad() {
+	local msg=$1
+	shift
+	expect 2 $I delay "$@"
+	has "$msg" "$T/err"
+	[[ "$(snapshot delay_point)" == "$before" ]] || fail "'delay $*' changed delay_point"
+	no_leftovers || fail "after 'delay $*'"
+}
+bad 'no location \(FUNC\[\+OFFSET\]\) given' --us 5 -- true
+bad '--us is required' ksys_sync -- true
+bad "--us: 0 is out of range" ksys_sync --us 0 -- true
+bad "--us: 1000001 is out of range" ksys_sync --us 1000001 -- true
+bad "not a function name" 'ksys sync' --us 5 -- true
+bad "delay: offset 'zz' of 'ksys_sync\+zz' is not a number" ksys_sync+zz --us 5 -- true
+bad "'no/mod' is not a module name" ksys_sync no/mod --us 5 -- true
+# The kernel's reason is passed on from its log.
+bad "kernel refused 'ksys_sync\+1' \(EINVAL\): .*instruction" ksys_sync+1 --us 5 -- true
+has "^inject: kernel: delay_point: ksys_sync\+0x1: not the start of an instruction" "$T/err"
+bad "kernel refused 'no_such_function_for_delay_points'" no_such_function_for_delay_points --us 5 -- true
+has "^inject: kernel: delay_point: no_such_function_for_delay_points: no such function" "$T/err"
+bad "kernel refused 'trace_module_notify'.*several functions share" trace_module_notify --us 5 -- true
+has "^inject: kernel: delay_point: trace_module_notify: not unique" "$T/err"
+bad "kernel refused 'ksys_sync no_such_module'" ksys_sync no_such_module --us 5 -- true
+expect 2 $I run delay_point -- true
+has "needs a location: use 'inject delay" "$T/err"
+expect 2 $I sweep delay_point -- true
+has "needs a location" "$T/err"
+echo "ok: bad arguments exit 2 with nothing changed"
+
+# SIGTERM while the command runs: inject dies of it, the point is gone.
+$I delay "$loc" --us 100 -- sleep 30 >"$T/out" 2>"$T/err" &
+pid=$!
+for _ in $(seq 100); do
+	[[ -n $(cat $DP/points) ]] && break
+	sleep 0.1
+done
+[[ -n $(cat $DP/points) ]] || fail "the point never appeared"
+kill -TERM $pid
+rc=0
+wait $pid || rc=$?
+[[ $rc == 143 ]] || fail "inject exited $rc after SIGTERM, expected 143"
+[[ "$(snapshot delay_point)" == "$before" ]] || fail "SIGTERM left delay_point changed"
+no_leftovers
+echo "ok: SIGTERM restores"
+
+# list and status show the points.
+echo "ksys_sync" >$DP/points
+expect 0 $I list delay_point
+has '^  points: +ksys_sync\+0x0$' "$T/out"
+expect 0 $I status
+has '^delay_point ' "$T/out"
+expect 0 $I reset delay_point
+[[ -z $(cat $DP/points) ]] || fail "reset left points: $(cat $DP/points)"
+echo "ok: list, status and reset"
