@@ -112,7 +112,8 @@ const struct usage_entry usage_help[] = {
 	{
 		"delay",
 		"stall the kernel at one instruction while a command runs",
-		"inject delay FUNC[+OFFSET] [MODULE] --us U [options] -- CMD [ARGS...]\n"
+		"inject delay FUNC[+OFFSET]|FILE:LINE [MODULE] --us U [options]\n"
+		"             -- CMD [ARGS...]\n"
 		"    Through delay_point: a kprobe at byte OFFSET (default 0, decimal or\n"
 		"    0x hex) of kernel function FUNC, any function kprobes may probe;\n"
 		"    each pass there that the filters pick waits U microseconds before\n"
@@ -122,7 +123,12 @@ const struct usage_entry usage_help[] = {
 		"    in the whole kernel when MODULE is not given; OFFSET must start an\n"
 		"    instruction (objdump -d or gdb's disassemble show where they\n"
 		"    start). Reports and restores like run; the point is removed again.\n"
-		"      --us U        microseconds per delay, 1..1000000 (--delay-us too)\n",
+		"    FILE:LINE (a source line, e.g. race_count.c:78) is found by gdb in\n"
+		"    the debug information of MODULE (modinfo -n) or of the running\n"
+		"    kernel's vmlinux, and gets a point in each copy gcc inlined (at most\n"
+		"    16); what gdb found is cached in /run/inject/lines.\n"
+		"      --us U        microseconds per delay, 1..1000000 (--delay-us too)\n"
+		"      --debuginfo F the .ko or vmlinux with FILE:LINE's debug information\n",
 	},
 	{
 		"options",

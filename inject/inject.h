@@ -138,6 +138,8 @@ struct inject_opts {
 	int task_only;			/* -1: command's default */
 	/* fail-function */
 	const char *function, *module, *retval;
+	/* delay */
+	const char *debuginfo;
 	/* reporting */
 	bool stacks, json, quiet;
 	long max_runs;

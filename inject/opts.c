@@ -46,6 +46,7 @@ enum {
 	OPT_CHECK_EVERY,
 	OPT_FIND_DAMAGE,
 	OPT_US,
+	OPT_DEBUGINFO,
 };
 
 /* Which commands take which options. */
@@ -87,6 +88,7 @@ static const struct option long_options[] = {
 	{ "check-every",	required_argument, NULL, OPT_CHECK_EVERY },
 	{ "find-damage",	no_argument,       NULL, OPT_FIND_DAMAGE },
 	{ "us",			required_argument, NULL, OPT_US },
+	{ "debuginfo",		required_argument, NULL, OPT_DEBUGINFO },
 	{ NULL,			0,		   NULL, 0 },
 };
 
@@ -103,7 +105,7 @@ static unsigned int option_set(int id)
 		return OPTS_SWEEP;
 	case OPT_RETVAL:
 		return OPTS_FUNCTION;
-	case OPT_US:
+	case OPT_US: case OPT_DEBUGINFO:
 		return OPTS_DELAY;
 	default:
 		return FILTERS;
@@ -249,6 +251,11 @@ void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 		case OPT_US:
 			parse_number(option_name(c), optarg, 0, 1000000);
 			o->delay_us = optarg;
+			break;
+		case OPT_DEBUGINFO:
+			if (!*optarg)
+				die_usage("--debuginfo: empty file name");
+			o->debuginfo = optarg;
 			break;
 		case OPT_IGNORE_GFP_WAIT:
 			o->ignore_gfp_wait = true;

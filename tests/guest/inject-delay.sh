@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# inject delay, in the guest: a delay point at FUNC+OFFSET [MODULE] stalls
+# inject delay, in the guest: a delay point at FUNC+OFFSET [MODULE] (or at
+# FILE:LINE, found by gdb) stalls
 # the command's passes there and nobody else's, the report names the point
 # and the cut delays, the point and every setting go back afterwards (also
 # on SIGTERM, and a point listed before stays), and bad locations exit 2
@@ -88,8 +89,21 @@ insmod "$ko"
 expect 0 $I delay provoke_read mm_provoke --us 100 -- cat $D/mm_provoke/do
 has "calls=2 matched=2 injected=1 \(delays of 100 us\); sites: provoke_read\+0x0( \[mm_provoke\])?$" "$T/err"
 [[ -z $(cat $DP/points) ]] || fail "the module's point stayed: $(cat $DP/points)"
-rmmod mm_provoke
 echo "ok: a module's function"
+
+# A source line: gdb finds it in the module's debug information (once: the
+# second run takes it from inject's cache, here with no gdb on the PATH).
+line=$(grep -n 'return simple_read_from_buffer' "${ko%/*}/mm_provoke.c" | cut -d: -f1)
+[[ -n $line ]] || fail "no simple_read_from_buffer line in mm_provoke.c"
+expect 0 $I delay "mm_provoke.c:$line" mm_provoke --debuginfo "$ko" --us 100 --times -1 -- cat $D/mm_provoke/do
+has "^inject: delay: mm_provoke\.c:$line is provoke_read\+0x[0-9a-f]+$" "$T/err"
+at=$(sed -n "s/^inject: delay: mm_provoke\.c:$line is //p" "$T/err")
+has "injected=2 \(delays of 100 us\); sites: ${at/+/\\+} \(x2\)" "$T/err"
+expect 0 env PATH=/nonexistent "$PWD/$I" delay "mm_provoke.c:$line" mm_provoke --debuginfo "$ko" --us 100 -- /bin/true
+has "^inject: delay: mm_provoke\.c:$line is ${at/+/\\+}$" "$T/err"
+[[ -z $(cat $DP/points) ]] || fail "the line's point stayed: $(cat $DP/points)"
+rmmod mm_provoke
+echo "ok: a source line, resolved once"
 
 # Bad arguments and locations the kernel refuses: exit 2, nothing changed.
 # bad MESSAGE ARGS...: 'inject delay ARGS...' exits 2 saying MESSAGE.
@@ -108,6 +122,9 @@ bad "--us: 1000001 is out of range" ksys_sync --us 1000001 -- true
 bad "not a function name" 'ksys sync' --us 5 -- true
 bad "delay: offset 'zz' of 'ksys_sync\+zz' is not a number" ksys_sync+zz --us 5 -- true
 bad "'no/mod' is not a module name" ksys_sync no/mod --us 5 -- true
+bad "--debuginfo is for a FILE:LINE location" ksys_sync --debuginfo "$ko" --us 5 -- true
+bad "--debuginfo /nonexistent.ko: No such file" x.c:1 --debuginfo /nonexistent.ko --us 5 -- true
+bad "'x.c:1;ls' is not FILE:LINE" 'x.c:1;ls' --debuginfo "$ko" --us 5 -- true
 # The kernel's reason is passed on from its log.
 bad "kernel refused 'ksys_sync\+1' \(EINVAL\): .*instruction" ksys_sync+1 --us 5 -- true
 has "^inject: kernel: delay_point: ksys_sync\+0x1: not the start of an instruction" "$T/err"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Each race shipped in races/ reproduces within 3 attempts with its targeted
-# delay, and the kernel's report is the one the race must produce; each runs
-# without the delay too (the documented --no-inject examples).  With
+# delay, and the kernel's report is the one the race must produce; the
+# three older ones run without the delay too (the documented --no-inject
+# examples).  With
 # --trace, the first reproduction's trace.dat holds the delays.  In the
 # kasan flavour (when it is built) KASAN reports the use-after-free.
 . "$(dirname "$0")/../lib.sh"
@@ -11,8 +12,19 @@
 # same in the kasan flavour, "off" runs 5 attempts with --no-inject.  They
 # are independent: one worker per host CPU runs its share, each result in
 # $T/NAME-KIND, with its stdout, stderr and status beside it.
-runs=(trace:page-recycle on:uaf-refcount on:list-cancel
-	off:uaf-refcount off:list-cancel off:page-recycle)
+runs=(trace:page-recycle on:uaf-refcount on:list-cancel on:lost-update
+	on:lazy-publish off:uaf-refcount off:list-cancel off:page-recycle)
+
+# The delay points of lost-update and lazy-publish are source lines: they
+# must still be the store each scenario's comment describes.
+for s in lost-update:race_count:'WRITE_ONCE(pool.nr_free, nr + delta);' \
+	 lazy-publish:race_lazy:'WRITE_ONCE(race_lazy_page, new);'; do
+	IFS=: read -r name mod code <<<"$s"
+	line=$(sed -n "s/^inject *= delay $mod\.c:\([0-9]*\) .*/\1/p" "races/$name.scenario")
+	[[ $(sed -n "${line:-0}p" "races/modules/$mod.c") == *"$code"* ]] ||
+		fail "races/$name.scenario: $mod.c:${line:-?} is not '$code' (the module changed: update the line)"
+done
+echo "ok: the delay lines of lost-update and lazy-publish are their stores"
 if [[ -f build/kbuild-kasan/arch/x86/boot/bzImage ]]; then
 	runs+=(kasan:uaf-refcount)
 else
@@ -84,6 +96,16 @@ dat=$T/page-recycle-trace/first/trace.dat
 trace-cmd report -i "$dat" >"$T/report" 2>"$T/report.err" || { cat "$T/report.err"; fail "trace-cmd report failed"; }
 expect_grep 'fault_inject: +name=fail_function action=delay' "$T/report"
 expect_grep 'page_ref_mod_and_test: ' "$T/report"
+
+# The windows between plain instructions, found by source line: inject
+# resolves the line with gdb to each copy gcc inlined and delays there.
+reproduced lost-update-on 'race_count: lost update: nr_free is [0-9]+, but [0-9]+ pages are on the pool'"'"'s list'
+expect_grep '^inject: delay: race_count\.c:[0-9]+ is [a-z_]+\+0x[0-9a-f]+' "$T/lost-update-on/first/output.log"
+expect_grep '^inject: delay_point: calls=[0-9]+ matched=[0-9]+ injected=[1-9][0-9]* \(delays of 10000 us\); sites: (race_count_grow|ctl_write)\+0x' \
+	"$T/lost-update-on/first/output.log"
+reproduced lazy-publish-on 'race_lazy: page leaked: since the reset [0-9]+ allocated'
+expect_grep '^inject: delay_point: .* injected=[1-9][0-9]* \(delays of 10000 us\); sites: ctl_write\+0x' \
+	"$T/lazy-publish-on/first/output.log"
 
 # The same workloads without the delays: they run (whether they reproduce is
 # a matter of chance; bench/repro measures how rarely).

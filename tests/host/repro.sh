@@ -56,6 +56,7 @@ bad_scenario 'description = nothing to run\n' "no \[workload\] section"
 bad_scenario '[workload]\n# only a comment\n' "no \[workload\] section, or an empty one"
 bad_scenario '[workload]\ntrue\n[teardown]\n' "bad.scenario:3: unknown section '\[teardown\]'"
 bad_scenario 'a line of prose\n' "bad.scenario:1: expected 'key = value'"
+bad_scenario 'inject = delay x.c:1 m --debuginfo {m.ko} --us 5\n[workload]\ntrue\n' "{m.ko}: no module line builds m.ko"
 
 # The bash of every scenario's sections is shellcheck-clean.
 for f in races/*.scenario "$sel"/*.scenario; do
