@@ -662,18 +662,11 @@ int fault_plan_save(const struct fault_plan *arm, const struct fault_cap *cap,
 	for (i = 0; i < arm->nr; i++) {
 		const char *file = rel_name(cap, arm->w[i].path);
 
-		if (is_counter(file) || plan_has_file(arm, i, arm->w[i].path))
-			continue;
-		if (!strcmp(file, "probability")) {
-			if (prob)
-				continue;
-			prob = fault_cap_read(cap, file);
-			if (!prob)
-				goto fail;
-			continue;
-		}
+		/*
+		 * Each write to these lists adds an entry (a line of a FILE:LINE
+		 * adds several points): each is taken out again afterwards.
+		 */
 		if (!strcmp(file, "inject") || !strcmp(file, "points")) {
-			/* Adding a function or point: take it out again afterwards. */
 			if (!strcmp(file, "inject") ?
 			    !fault_function_listed(cap, arm->w[i].value, NULL) :
 			    !delay_point_listed(cap, arm->w[i].value)) {
@@ -683,6 +676,16 @@ int fault_plan_save(const struct fault_plan *arm, const struct fault_cap *cap,
 				/* The add may fail: then there is nothing to take out. */
 				restore->w[restore->nr - 1].optional = true;
 			}
+			continue;
+		}
+		if (is_counter(file) || plan_has_file(arm, i, arm->w[i].path))
+			continue;
+		if (!strcmp(file, "probability")) {
+			if (prob)
+				continue;
+			prob = fault_cap_read(cap, file);
+			if (!prob)
+				goto fail;
 			continue;
 		}
 		value = fault_cap_read(cap, file);

@@ -50,6 +50,7 @@ static void check_location(const char *loc, const char *module)
 /* Run @argv with stdout and stderr into @out (NUL-terminated); its status. */
 static int capture(char *const argv[], char *out, size_t size)
 {
+	bool truncated = false;
 	int fd[2], status;
 	size_t len = 0;
 	ssize_t n;
@@ -61,12 +62,14 @@ static int capture(char *const argv[], char *out, size_t size)
 	if (pid < 0)
 		die("delay: fork: %s", strerror(errno));
 	if (!pid) {
-		int null = open("/dev/null", O_RDONLY);
+		int null = open("/dev/null", O_RDWR);
 
 		if (null >= 0)
 			dup2(null, 0);
+		/* gdb's warnings on stderr must not push the answer out. */
 		dup2(fd[1], 1);
-		dup2(fd[1], 2);
+		if (null >= 0)
+			dup2(null, 2);
 		close(fd[0]);
 		execvp(argv[0], argv);
 		_exit(127);
@@ -86,12 +89,16 @@ static int capture(char *const argv[], char *out, size_t size)
 			break;
 		if (len < size - 1)
 			len += n;
+		else
+			truncated = true;
 	}
 	out[len] = '\0';
 	close(fd[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			die("delay: waitpid: %s", strerror(errno));
+	if (truncated)
+		die("delay: %s said more than %zu bytes", argv[0], size - 1);
 	return status;
 }
 
@@ -118,7 +125,7 @@ static const char *default_debuginfo(const char *module, char *buf, size_t size)
 	return buf;
 }
 
-/* At most this many copies of a line (inlined) get a point each. */
+/* At most this many addresses of a line (inlined copies) get a point each. */
 #define MAX_LINE_COPIES	16
 
 /*
@@ -133,7 +140,7 @@ static const char gdb_lines[] =
 	" print('ERROR', e)\\n"
 	" sals = []\\n"
 	"for s in sals:\\n"
-	" print('AT', gdb.execute('info symbol %%d' %% s.pc, to_string=True).strip())\")";
+	" print('AT', s.line, gdb.execute('info symbol %%d' %% s.pc, to_string=True).strip())\")";
 
 /*
  * gdb takes seconds to read debug information (more under emulation), so
@@ -158,13 +165,14 @@ static void line_cache_key(const char *debuginfo, char *key, size_t size)
 static int line_cache_get(const char *debuginfo, const char *key,
 			  const char *fileline, char locs[][560], int max)
 {
-	char buf[8192], *save, *f[4], *loc;
+	char *buf = NULL, *save, *f[4], *loc;
 	FILE *c = fopen(LINE_CACHE, "r");
+	size_t size = 0;
 	int i, n = 0;
 
 	if (!c)
 		return 0;
-	while (!n && fgets(buf, sizeof(buf), c)) {
+	while (!n && getline(&buf, &size, c) > 0) {
 		buf[strcspn(buf, "\n")] = '\0';
 		for (i = 0, f[0] = strtok_r(buf, " ", &save); i < 3 && f[i];)
 			f[++i] = strtok_r(NULL, " ", &save);
@@ -175,6 +183,7 @@ static int line_cache_get(const char *debuginfo, const char *key,
 		     loc = strtok_r(NULL, ",", &save))
 			snprintf(locs[n++], 560, "%s", loc);
 	}
+	free(buf);
 	fclose(c);
 	return n;
 }
@@ -206,6 +215,7 @@ static int resolve_line(const char *fileline, const char *debuginfo,
 {
 	char cmd[900], out[16384], key[128], *line, *save;
 	char *argv[] = { "gdb", "-batch", "-nx", "-ex", cmd, (char *)debuginfo, NULL };
+	unsigned long want;
 	int status, n = 0;
 	const char *p;
 
@@ -222,19 +232,28 @@ static int resolve_line(const char *fileline, const char *debuginfo,
 	status = capture(argv, out, sizeof(out));
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		die_usage("delay: %s needs gdb to find the line, and there is none", fileline);
+	want = strtoul(strrchr(fileline, ':') + 1, NULL, 10);
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long off, at;
 		char sym[512];
-		unsigned long off;
+		int end = 0;
 
 		if (!strncmp(line, "ERROR ", 6))
 			die_usage("delay: %s in %s: %s", fileline, debuginfo, line + 6);
 		if (strncmp(line, "AT ", 3))
 			continue;
-		if (sscanf(line + 3, "%511s + %lu in section", sym, &off) != 2) {
-			if (sscanf(line + 3, "%511s in section", sym) != 1)
-				die_usage("delay: %s: gdb names no function: %s", fileline, line + 3);
+		/* "AT 78 func + 26 in section .text", or "AT 78 func in section ..." */
+		if (sscanf(line + 3, "%lu %511s + %lu in section %n", &at, sym, &off, &end) < 3 ||
+		    !end) {
 			off = 0;
+			end = 0;
+			if (sscanf(line + 3, "%lu %511s in section %n", &at, sym, &end) < 2 || !end)
+				die_usage("delay: %s: gdb names no function: %s", fileline, line + 3);
 		}
+		/* gdb moves a line without code to the next one with code. */
+		if (at != want)
+			die_usage("delay: %s has no code of its own (gdb would take line %lu)",
+				  fileline, at);
 		if (n == max)
 			die_usage("delay: %s has more than %d copies (inlined): give one as "
 				  "FUNC+OFFSET", fileline, max);

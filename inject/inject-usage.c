@@ -125,7 +125,8 @@ const struct usage_entry usage_help[] = {
 		"    start). Reports and restores like run; the point is removed again.\n"
 		"    FILE:LINE (a source line, e.g. race_count.c:78) is found by gdb in\n"
 		"    the debug information of MODULE (modinfo -n) or of the running\n"
-		"    kernel's vmlinux, and gets a point in each copy gcc inlined (at most\n"
+		"    kernel's vmlinux, and gets a point wherever a gdb breakpoint on it\n"
+		"    would stop (each copy gcc inlined, some at two addresses; at most\n"
 		"    16); what gdb found is cached in /run/inject/lines.\n"
 		"      --us U        microseconds per delay, 1..1000000 (--delay-us too)\n"
 		"      --debuginfo F the .ko or vmlinux with FILE:LINE's debug information\n",

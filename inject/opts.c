@@ -212,6 +212,10 @@ void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 				if (!optarg[0] || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
 					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(optarg))
 					die_usage("%s: '%s' is not a module name", command, optarg);
+				/* The kernel names modules with '_' where files have '-'. */
+				for (char *p = optarg; *p; p++)
+					if (*p == '-')
+						*p = '_';
 				o->module = optarg;
 				continue;
 			}

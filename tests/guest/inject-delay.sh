@@ -102,8 +102,19 @@ has "injected=2 \(delays of 100 us\); sites: ${at/+/\\+} \(x2\)" "$T/err"
 expect 0 env PATH=/nonexistent "$PWD/$I" delay "mm_provoke.c:$line" mm_provoke --debuginfo "$ko" --us 100 -- /bin/true
 has "^inject: delay: mm_provoke\.c:$line is ${at/+/\\+}$" "$T/err"
 [[ -z $(cat $DP/points) ]] || fail "the line's point stayed: $(cat $DP/points)"
-rmmod mm_provoke
 echo "ok: a source line, resolved once"
+
+# A line gcc inlined twice: points on both copies (gdb gives two addresses
+# of the line in each), all hit, all removed.
+line=$(grep -n 'WRITE_ONCE(\*n, READ_ONCE(\*n) + 1);' "${ko%/*}/mm_provoke.c" | cut -d: -f1)
+[[ -n $line ]] || fail "no provoke_note() increment in mm_provoke.c"
+expect 0 $I delay "mm_provoke.c:$line" mm_provoke --debuginfo "$ko" --us 100 --times -1 -- \
+	sh -c "cat $D/mm_provoke/do >/dev/null; echo nothing >$D/mm_provoke/do || true"
+has "^inject: delay: mm_provoke\.c:$line is provoke_read\+0x[0-9a-f]+, .*provoke_write\+0x[0-9a-f]+$" "$T/err"
+has "sites: .*provoke_read\+0x.*provoke_write\+0x|sites: .*provoke_write\+0x.*provoke_read\+0x" "$T/err"
+[[ -z $(cat $DP/points) ]] || fail "the copies' points stayed: $(cat $DP/points)"
+rmmod mm_provoke
+echo "ok: a line inlined twice: points on both copies, all removed"
 
 # Bad arguments and locations the kernel refuses: exit 2, nothing changed.
 # bad MESSAGE ARGS...: 'inject delay ARGS...' exits 2 saying MESSAGE.

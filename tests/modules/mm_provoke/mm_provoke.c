@@ -117,6 +117,17 @@ static const struct {
 	{ "slab-leak",			provoke_slab_leak },
 };
 
+/*
+ * How often "do" was written and read: the line of the increment is
+ * inlined twice (tests/guest/inject-delay.sh puts a delay on both copies).
+ */
+static unsigned long provoke_writes, provoke_reads;
+
+static inline void provoke_note(unsigned long *n)
+{
+	WRITE_ONCE(*n, READ_ONCE(*n) + 1);
+}
+
 static ssize_t provoke_write(struct file *file, const char __user *ubuf, size_t count,
 			     loff_t *ppos)
 {
@@ -124,6 +135,7 @@ static ssize_t provoke_write(struct file *file, const char __user *ubuf, size_t 
 	size_t i;
 	int ret;
 
+	provoke_note(&provoke_writes);
 	if (count >= sizeof(buf))
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, count))
@@ -144,6 +156,7 @@ static ssize_t provoke_read(struct file *file, char __user *ubuf, size_t count, 
 	char buf[128];
 	size_t i, n = 0;
 
+	provoke_note(&provoke_reads);
 	for (i = 0; i < ARRAY_SIZE(provocations); i++)
 		n += scnprintf(buf + n, sizeof(buf) - n, "%s\n", provocations[i].name);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, n);
