@@ -57,3 +57,38 @@ bench_variant_kernel() {
 	done
 	make -s -C "$MMFI_SRC" O="$dir" -j"$(nproc)" CC="$(bench_cc)" bzImage modules >/dev/null
 }
+
+# bench_repro_get DIR KEY: a value from the summary of a qemu/repro run.
+bench_repro_get() { sed -n "s/^$2=//p" "$1/summary"; }
+
+# bench_repro_pct X: the fraction X as a percentage, "95.0%".
+bench_repro_pct() { awk -v x="$1" 'BEGIN { printf "%.1f%%", 100 * x }'; }
+
+# bench_repro_row NAME MODE DIR STATUS [EXTRA]: the table row of the
+# qemu/repro run in DIR that exited STATUS (its log in DIR.log): reproduced,
+# rate, 95% interval, first reproduction, time per attempt, then EXTRA.
+bench_repro_row() {
+	local d=$3 first
+	if (($4 > 1)) || [[ ! -f $d/summary ]]; then
+		printf '%-14s %-6s qemu/repro failed (status %s), see %s\n' "$1" "$2" "$4" "$d.log"
+		return
+	fi
+	first=$(bench_repro_get "$d" first_seconds)
+	if [[ -n $first ]]; then
+		first="$first s (#$(bench_repro_get "$d" first_attempt))"
+	else
+		first="none in $(bench_repro_get "$d" wall_seconds) s"
+	fi
+	printf '%-14s %-6s %9s %7s  %-15s %-22s %8s s %s\n' "$1" "$2" \
+		"$(bench_repro_get "$d" reproduced)/$(bench_repro_get "$d" attempts)" \
+		"$(bench_repro_pct "$(bench_repro_get "$d" rate)")" \
+		"$(bench_repro_pct "$(bench_repro_get "$d" ci_low)")-$(bench_repro_pct "$(bench_repro_get "$d" ci_high)")" \
+		"$first" "$(bench_repro_get "$d" mean_attempt_s)" "${5:-}"
+}
+
+# bench_repro_header TITLE FIRST-COLUMN: the heading of such rows.
+bench_repro_header() {
+	echo "$1"
+	printf '%-14s %-6s %9s %7s  %-15s %-22s %10s\n' "$2" mode reproduced rate "95% CI" \
+		"first reproduction" "per attempt"
+}
