@@ -70,7 +70,7 @@ bench_repro_pct() { awk -v x="$1" 'BEGIN { printf "%.1f%%", 100 * x }'; }
 bench_repro_row() {
 	local d=$3 first
 	if (($4 > 1)) || [[ ! -f $d/summary ]]; then
-		printf '%-14s %-6s qemu/repro failed (status %s), see %s\n' "$1" "$2" "$4" "$d.log"
+		printf '%-20s %-6s qemu/repro failed (status %s), see %s\n' "$1" "$2" "$4" "$d.log"
 		return
 	fi
 	first=$(bench_repro_get "$d" first_seconds)
@@ -79,7 +79,7 @@ bench_repro_row() {
 	else
 		first="none in $(bench_repro_get "$d" wall_seconds) s"
 	fi
-	printf '%-14s %-6s %9s %7s  %-15s %-22s %8s s %s\n' "$1" "$2" \
+	printf '%-20s %-6s %9s %7s  %-15s %-22s %8s s %s\n' "$1" "$2" \
 		"$(bench_repro_get "$d" reproduced)/$(bench_repro_get "$d" attempts)" \
 		"$(bench_repro_pct "$(bench_repro_get "$d" rate)")" \
 		"$(bench_repro_pct "$(bench_repro_get "$d" ci_low)")-$(bench_repro_pct "$(bench_repro_get "$d" ci_high)")" \
@@ -89,6 +89,6 @@ bench_repro_row() {
 # bench_repro_header TITLE FIRST-COLUMN: the heading of such rows.
 bench_repro_header() {
 	echo "$1"
-	printf '%-14s %-6s %9s %7s  %-15s %-22s %10s\n' "$2" mode reproduced rate "95% CI" \
+	printf '%-20s %-6s %9s %7s  %-15s %-22s %10s\n' "$2" mode reproduced rate "95% CI" \
 		"first reproduction" "per attempt"
 }

@@ -22,12 +22,18 @@ MMFI_FLAVOURS="default kasan kcsan"
 # directory.  Sets MMFI_FLAVOUR, MMFI_KBUILD (O= build directory),
 # MMFI_MODROOT (modules_install output), MMFI_BZIMAGE, MMFI_FLAVOUR_MEM
 # (guest memory the flavour needs by default), MMFI_FLAVOUR_APPEND (its
-# kernel command-line arguments).
+# kernel command-line arguments), MMFI_FLAVOUR_SRC (its source tree).
+#
+# "patched:NAME" is the default flavour plus one patch more, made by
+# 'qemu/build-kernel --patch FILE' (NAME: FILE's name without .patch) in
+# build/patched/NAME/: linux (a git worktree of build/linux at the series,
+# with FILE applied), kbuild, modroot, and a copy of FILE.  It brings a
+# fixed bug back (races/real/*.revert.patch) without touching the series.
 mmfi_flavour() {
-	local f=$1
-	[[ " $MMFI_FLAVOURS " == *" $f "* ]] ||
-		usage_error "unknown kernel flavour '$f' (known: $MMFI_FLAVOURS)"
-	MMFI_FLAVOUR=$f
+	local f=$1 name
+	mmfi_flavour_valid "$f" ||
+		usage_error "unknown kernel flavour '$f' (known: $MMFI_FLAVOURS, patched:NAME)"
+	MMFI_FLAVOUR=$f MMFI_FLAVOUR_SRC=$MMFI_SRC
 	MMFI_KBUILD=$MMFI_BUILD/kbuild-$f MMFI_MODROOT=$MMFI_BUILD/modroot-$f
 	MMFI_FLAVOUR_MEM=1G MMFI_FLAVOUR_APPEND=''
 	# The sanitizers boot slowly enough under TCG (ACPI alone takes ~20 s
@@ -41,8 +47,28 @@ mmfi_flavour() {
 		MMFI_FLAVOUR_APPEND="kasan_multi_shot rcupdate.rcu_cpu_stall_timeout=300" ;;
 	kcsan)
 		MMFI_FLAVOUR_APPEND="rcupdate.rcu_cpu_stall_timeout=300" ;;
+	patched:*)
+		name=${f#patched:}
+		MMFI_FLAVOUR_SRC=$MMFI_BUILD/patched/$name/linux
+		MMFI_KBUILD=$MMFI_BUILD/patched/$name/kbuild
+		MMFI_MODROOT=$MMFI_BUILD/patched/$name/modroot ;;
 	esac
 	MMFI_BZIMAGE=$MMFI_KBUILD/arch/x86/boot/bzImage
+}
+
+# mmfi_flavour_valid NAME: true if NAME names a flavour (a patched one
+# need not be built yet).
+mmfi_flavour_valid() {
+	[[ " $MMFI_FLAVOURS " == *" $1 "* || $1 =~ ^patched:[A-Za-z0-9][A-Za-z0-9._+-]*$ ]]
+}
+
+# mmfi_flavour_make: how to build the selected flavour, for messages.
+mmfi_flavour_make() {
+	case $MMFI_FLAVOUR in
+	default) echo "make kernel" ;;
+	patched:*) echo "qemu/build-kernel --patch FILE (FILE: ${MMFI_FLAVOUR#patched:}.patch)" ;;
+	*) echo "make kernel FLAVOUR=$MMFI_FLAVOUR" ;;
+	esac
 }
 
 # Exit statuses of qemu/run and friends, besides the command's own status.
@@ -70,7 +96,7 @@ mmfi_flavour "${MMFI_FLAVOUR:-default}"
 
 # mmfi_flavour_option VALUE: handle a --flavour option.
 mmfi_flavour_option() {
-	[[ -n ${1:-} ]] || usage_error "--flavour needs a name (one of: $MMFI_FLAVOURS)"
+	[[ -n ${1:-} ]] || usage_error "--flavour needs a name (one of: $MMFI_FLAVOURS, patched:NAME)"
 	mmfi_flavour "$1"
 	MMFI_FLAVOUR_SET=1
 }
@@ -78,7 +104,7 @@ mmfi_flavour_option() {
 # mmfi_require_kernel: fail unless a guest kernel and initramfs exist.
 mmfi_require_kernel() {
 	[[ -f $MMFI_BZIMAGE ]] ||
-		die "no $MMFI_FLAVOUR guest kernel at $MMFI_BZIMAGE: run 'make kernel$([[ $MMFI_FLAVOUR == default ]] || echo " FLAVOUR=$MMFI_FLAVOUR")' first"
+		die "no $MMFI_FLAVOUR guest kernel at $MMFI_BZIMAGE: run '$(mmfi_flavour_make)' first"
 	[[ -f $MMFI_INITRAMFS ]] ||
 		die "no initramfs at $MMFI_INITRAMFS: run 'make kernel' first"
 }

@@ -57,6 +57,28 @@ bad_scenario '[workload]\n# only a comment\n' "no \[workload\] section, or an em
 bad_scenario '[workload]\ntrue\n[teardown]\n' "bad.scenario:3: unknown section '\[teardown\]'"
 bad_scenario 'a line of prose\n' "bad.scenario:1: expected 'key = value'"
 bad_scenario 'inject = delay x.c:1 m --debuginfo {m.ko} --us 5\n[workload]\ntrue\n' "{m.ko}: no module line builds m.ko"
+bad_scenario 'kernel-patch = nosuch.patch\n[workload]\ntrue\n' "bad.scenario:1: kernel-patch: '.*/nosuch.patch' is not a readable file"
+bad_scenario 'program = prog.sh\n[workload]\ntrue\n' "program needs one C file, FILE.c, not 'prog.sh'"
+bad_scenario 'program = nosuch.c\n[workload]\ntrue\n' "program: '.*/nosuch.c' is not a readable file"
+printf -- '--- a/x\n+++ b/x\n' >"$T/fix.revert.patch"
+bad_scenario 'kernel-patch = fix.revert.patch\nflavour = kasan\n[workload]\ntrue\n' "give flavour or kernel-patch, not both"
+bad_scenario 'flavour = patched:x\n[workload]\ntrue\n' "unknown kernel flavour 'patched:x'.*a patched kernel: kernel-patch"
+expect_status 2 qemu/repro --flavour 'patched:a/b' $sel/hang.scenario
+expect_grep "unknown kernel flavour 'patched:a/b'" "$T/err"
+# A kernel-patch scenario runs on the kernel patched:NAME, unless --flavour
+# picks another (the fixed kernel, say).
+# Both paths are relative to the scenario's directory.
+mkdir -p "$T/sub"
+cp "$T/fix.revert.patch" "$T/sub/"
+: >"$T/prog.c"
+printf 'kernel-patch = fix.revert.patch\nprogram = ../prog.c\n[workload]\ntrue\n' >"$T/sub/kp.scenario"
+expect_status 0 qemu/repro --check "$T/sub/kp.scenario"
+expect_grep "^kernel: *patched:fix.revert \\(the default one plus $T/sub/fix.revert.patch\\)" "$T/out"
+expect_grep "^program: *$T/prog.c" "$T/out"
+expect_status 0 qemu/repro --check --flavour default "$T/sub/kp.scenario"
+expect_grep "^kernel: *default, " "$T/out"
+expect_status 2 qemu/build-kernel --patch "$T/nosuch.patch"
+expect_grep "'$T/nosuch.patch' is not a readable file" "$T/err"
 
 # The bash of every scenario's sections is shellcheck-clean.
 for f in races/*.scenario "$sel"/*.scenario; do
