@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * inject delay FUNC[+OFFSET]|FILE:LINE [MODULE] --us U [options] -- CMD:
- * stall the code at one instruction of the kernel for U microseconds each
- * time the filters pick a pass there, through a delay point (a kprobe),
- * while CMD runs.  A source line is turned into FUNC+OFFSET by gdb, from
- * the debug information of the module or of vmlinux.
+ * inject delay FUNC[+OFFSET][,...]|FILE:LINE [MODULE] --us U [options] -- CMD:
+ * stall the code at one instruction of the kernel (or at each of a list)
+ * for U microseconds each time the filters pick a pass there, through a
+ * delay point (a kprobe) per instruction, while CMD runs.  A source line is
+ * turned into FUNC+OFFSET by gdb, from the debug information of the module
+ * or of vmlinux.
+ *
+ * inject where FILE:LINE [MODULE] [--debuginfo F]: print what a source
+ * line becomes, FUNC+OFFSET[,...]; it only reads files, so it also runs on
+ * the host, where gdb is fast (qemu/repro resolves its scenarios' lines
+ * there once per run).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -207,11 +213,12 @@ static void line_cache_put(const char *debuginfo, const char *key,
 }
 
 /*
- * FILE:LINE as FUNC+OFFSET, one for each copy of the line, into @locs.
+ * FILE:LINE as FUNC+OFFSET, one for each copy of the line, into @locs;
+ * with @cache, looked up in and added to the cache of lines found before.
  * Return: how many.
  */
 static int resolve_line(const char *fileline, const char *debuginfo,
-			char locs[][560], int max)
+			char locs[][560], int max, bool cache)
 {
 	char cmd[900], out[16384], key[128], *line, *save;
 	char *argv[] = { "gdb", "-batch", "-nx", "-ex", cmd, (char *)debuginfo, NULL };
@@ -225,7 +232,7 @@ static int resolve_line(const char *fileline, const char *debuginfo,
 		if (!isalnum((unsigned char)*p) && !strchr("_.-/:+", *p))
 			die_usage("delay: '%s' is not FILE:LINE", fileline);
 	line_cache_key(debuginfo, key, sizeof(key));
-	n = line_cache_get(debuginfo, key, fileline, locs, max);
+	n = cache ? line_cache_get(debuginfo, key, fileline, locs, max) : 0;
 	if (n)
 		return n;
 	snprintf(cmd, sizeof(cmd), gdb_lines, fileline);
@@ -261,8 +268,33 @@ static int resolve_line(const char *fileline, const char *debuginfo,
 	}
 	if (!n)
 		die_usage("delay: %s is not a line of code in %s", fileline, debuginfo);
-	line_cache_put(debuginfo, key, fileline, locs, n);
+	if (cache)
+		line_cache_put(debuginfo, key, fileline, locs, n);
 	return n;
+}
+
+/* Split "LOC[,LOC...]" into @locs. Return: how many. */
+static int split_locations(const char *list, char locs[][560], int max)
+{
+	const char *p = list, *comma;
+	int n = 0;
+
+	for (;;) {
+		size_t len;
+
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (!len)
+			die_usage("delay: '%s' has an empty location", list);
+		if (len >= 560)
+			die_usage("delay: '%.40s...' is longer than a location can be", p);
+		if (n == max)
+			die_usage("delay: '%s' lists more than %d locations", list, max);
+		snprintf(locs[n++], 560, "%.*s", (int)len, p);
+		if (!comma)
+			return n;
+		p = comma + 1;
+	}
 }
 
 int cmd_delay(int argc, char **argv)
@@ -277,10 +309,13 @@ int cmd_delay(int argc, char **argv)
 		die_usage("delay: --us is required (microseconds per delay, at most "
 			  "10000 are waited: the delay busy-waits)");
 	parse_number("us", o.delay_us, 1, 1000000);
+	if (strchr(o.cap, ':') && strchr(o.cap, ','))
+		die_usage("delay: '%s': a list takes FUNC[+OFFSET] locations, not "
+			  "FILE:LINE (one line at a time)", o.cap);
 	if (strchr(o.cap, ':')) {
 		nr = resolve_line(o.cap, o.debuginfo ? o.debuginfo :
 				  default_debuginfo(o.module, dbg, sizeof(dbg)),
-				  locs, MAX_LINE_COPIES);
+				  locs, MAX_LINE_COPIES, true);
 		fprintf(stderr, "%s: delay: %s is", argv0, o.cap);
 		for (i = 0; i < nr; i++)
 			fprintf(stderr, "%s %s", i ? "," : "", locs[i]);
@@ -288,7 +323,7 @@ int cmd_delay(int argc, char **argv)
 	} else if (o.debuginfo) {
 		die_usage("delay: --debuginfo is for a FILE:LINE location");
 	} else {
-		snprintf(locs[0], sizeof(locs[0]), "%s", o.cap);
+		nr = split_locations(o.cap, locs, MAX_LINE_COPIES);
 	}
 	for (i = 0; i < nr; i++)
 		check_location(locs[i], o.module);
@@ -310,4 +345,45 @@ int cmd_delay(int argc, char **argv)
 			die("out of memory");
 	}
 	return run_session(s, &o);
+}
+
+int cmd_where(int argc, char **argv)
+{
+	const char *fileline = NULL, *module = NULL, *debuginfo = NULL;
+	char locs[MAX_LINE_COPIES][560], dbg[4096];
+	bool guest = in_guest();
+	int i, nr;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--debuginfo")) {
+			if (++i == argc || !argv[i][0])
+				die_usage("where: --debuginfo needs a file");
+			debuginfo = argv[i];
+		} else if (!strncmp(argv[i], "--debuginfo=", 12) && argv[i][12]) {
+			debuginfo = argv[i] + 12;
+		} else if (argv[i][0] == '-') {
+			die_usage("where: unknown option '%s' (try 'inject where --help')", argv[i]);
+		} else if (!fileline) {
+			fileline = argv[i];
+		} else if (!module) {
+			module = argv[i];
+		} else {
+			die_usage("where: unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (!fileline)
+		die_usage("where: FILE:LINE is missing (try 'inject where --help')");
+	if (!strchr(fileline, ':'))
+		die_usage("where: '%s' is not FILE:LINE", fileline);
+	/* The host's /lib/modules and modinfo describe the host's kernel. */
+	if (!debuginfo && !guest)
+		die_usage("where: outside the guest, give the debug information with "
+			  "--debuginfo FILE (the .ko or vmlinux)");
+	if (!debuginfo)
+		debuginfo = default_debuginfo(module, dbg, sizeof(dbg));
+	nr = resolve_line(fileline, debuginfo, locs, MAX_LINE_COPIES, guest);
+	for (i = 0; i < nr; i++)
+		printf("%s%s", i ? "," : "", locs[i]);
+	putchar('\n');
+	return 0;
 }

@@ -112,7 +112,7 @@ const struct usage_entry usage_help[] = {
 	{
 		"delay",
 		"stall the kernel at one instruction while a command runs",
-		"inject delay FUNC[+OFFSET]|FILE:LINE [MODULE] --us U [options]\n"
+		"inject delay FUNC[+OFFSET][,...]|FILE:LINE [MODULE] --us U [options]\n"
 		"             -- CMD [ARGS...]\n"
 		"    Through delay_point: a kprobe at byte OFFSET (default 0, decimal or\n"
 		"    0x hex) of kernel function FUNC, any function kprobes may probe;\n"
@@ -127,8 +127,22 @@ const struct usage_entry usage_help[] = {
 		"    the debug information of MODULE (modinfo -n) or of the running\n"
 		"    kernel's vmlinux, and gets a point wherever a gdb breakpoint on it\n"
 		"    would stop (each copy gcc inlined, some at two addresses; at most\n"
-		"    16); what gdb found is cached in /run/inject/lines.\n"
+		"    16); what gdb found is cached in /run/inject/lines. A comma list\n"
+		"    FUNC+OFFSET,FUNC+OFFSET,... (at most 16) puts a point on each, as\n"
+		"    'inject where' prints them.\n"
 		"      --us U        microseconds per delay, 1..1000000 (--delay-us too)\n"
+		"      --debuginfo F the .ko or vmlinux with FILE:LINE's debug information\n",
+	},
+	{
+		"where",
+		"print the instructions a source line became, for delay",
+		"inject where FILE:LINE [MODULE] [--debuginfo F]\n"
+		"    The locations 'inject delay FILE:LINE' would put points on, found\n"
+		"    the same way, as one line FUNC+OFFSET[,FUNC+OFFSET...] that delay\n"
+		"    takes. It only reads files, so it runs outside the guest too,\n"
+		"    where gdb is much faster than under emulation (qemu/repro resolves\n"
+		"    its scenarios' lines there); outside the guest --debuginfo is\n"
+		"    required and nothing is cached.\n"
 		"      --debuginfo F the .ko or vmlinux with FILE:LINE's debug information\n",
 	},
 	{

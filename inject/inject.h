@@ -35,6 +35,7 @@ void *xcalloc(size_t nmemb, size_t size);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *errno_name(int err);
+bool in_guest(void);
 void check_guest(void);
 
 /* === inject-usage.c: all help text === */
@@ -238,6 +239,7 @@ int cmd_reset(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_fail_function(int argc, char **argv);
 int cmd_delay(int argc, char **argv);
+int cmd_where(int argc, char **argv);
 void refuse_located_cap(const char *command, const struct fault_cap *cap);
 
 /* shared by list and status */

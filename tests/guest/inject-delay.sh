@@ -84,6 +84,13 @@ expect 0 $I delay "$loc" --us 100 -- sync
 echo >$DP/points
 echo "ok: a point listed before stays"
 
+# A list puts a point on each location (what 'inject where' prints).
+expect 0 $I delay "ksys_sync,$loc" --us 100 --times -1 -- sync
+has "injected=2 \(delays of 100 us\); sites: .*ksys_sync\+0x0( |,|$)" "$T/err"
+has "sites: .*${loc/+/\\+}" "$T/err"
+[[ -z $(cat $DP/points) ]] || fail "the list's points stayed: $(cat $DP/points)"
+echo "ok: a list of two locations, both delayed and removed"
+
 # A module's function, named with its module; the site shows the module.
 insmod "$ko"
 expect 0 $I delay provoke_read mm_provoke --us 100 -- cat $D/mm_provoke/do
@@ -136,6 +143,10 @@ bad "'no/mod' is not a module name" ksys_sync no/mod --us 5 -- true
 bad "--debuginfo is for a FILE:LINE location" ksys_sync --debuginfo "$ko" --us 5 -- true
 bad "--debuginfo /nonexistent.ko: No such file" x.c:1 --debuginfo /nonexistent.ko --us 5 -- true
 bad "'x.c:1;ls' is not FILE:LINE" 'x.c:1;ls' --debuginfo "$ko" --us 5 -- true
+bad "'ksys_sync,,ksys_sync' has an empty location" ksys_sync,,ksys_sync --us 5 -- true
+bad "a list takes FUNC\[\+OFFSET\] locations, not FILE:LINE" x.c:1,ksys_sync --us 5 -- true
+# The second of a list refused: the first, added already, is taken back.
+bad "kernel refused 'no_such_function_for_delay_points'" "$loc,no_such_function_for_delay_points" --us 5 -- true
 # The kernel's reason is passed on from its log.
 bad "kernel refused 'ksys_sync\+1' \(EINVAL\): .*instruction" ksys_sync+1 --us 5 -- true
 has "^inject: kernel: delay_point: ksys_sync\+0x1: not the start of an instruction" "$T/err"

@@ -97,10 +97,12 @@ trace-cmd report -i "$dat" >"$T/report" 2>"$T/report.err" || { cat "$T/report.er
 expect_grep 'fault_inject: +name=fail_function action=delay' "$T/report"
 expect_grep 'page_ref_mod_and_test: ' "$T/report"
 
-# The windows between plain instructions, found by source line: inject
-# resolves the line with gdb to each copy gcc inlined and delays there.
+# The windows between plain instructions, found by source line: qemu/repro
+# has 'inject where' resolve the line on the host, to each copy gcc
+# inlined, and the guest's inject delays there.
 reproduced lost-update-on 'race_count: lost update: nr_free is [0-9]+, but [0-9]+ pages are on the pool'"'"'s list'
-expect_grep '^inject: delay: race_count\.c:[0-9]+ is [a-z_]+\+0x[0-9a-f]+' "$T/lost-update-on/first/output.log"
+expect_grep '^inject delay race_count\.c:[0-9]+ is race_count_grow\+0x[0-9a-f]+(,ctl_write\+0x[0-9a-f]+){3} \(gdb on the host\)$' \
+	"$T/lost-update-on/build.log"
 expect_grep '^inject: delay_point: calls=[0-9]+ matched=[0-9]+ injected=[1-9][0-9]* \(delays of 10000 us\); sites: (race_count_grow|ctl_write)\+0x' \
 	"$T/lost-update-on/first/output.log"
 reproduced lazy-publish-on 'race_lazy: page leaked: since the reset [0-9]+ allocated'
