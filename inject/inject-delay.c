@@ -349,39 +349,23 @@ int cmd_delay(int argc, char **argv)
 
 int cmd_where(int argc, char **argv)
 {
-	const char *fileline = NULL, *module = NULL, *debuginfo = NULL;
 	char locs[MAX_LINE_COPIES][560], dbg[4096];
 	bool guest = in_guest();
+	struct inject_opts o;
 	int i, nr;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--debuginfo")) {
-			if (++i == argc || !argv[i][0])
-				die_usage("where: --debuginfo needs a file");
-			debuginfo = argv[i];
-		} else if (!strncmp(argv[i], "--debuginfo=", 12) && argv[i][12]) {
-			debuginfo = argv[i] + 12;
-		} else if (argv[i][0] == '-') {
-			die_usage("where: unknown option '%s' (try 'inject where --help')", argv[i]);
-		} else if (!fileline) {
-			fileline = argv[i];
-		} else if (!module) {
-			module = argv[i];
-		} else {
-			die_usage("where: unexpected argument '%s'", argv[i]);
-		}
-	}
-	if (!fileline)
+	opts_parse("where", argc, argv, OPTS_WHERE, &o);
+	if (!o.cap)
 		die_usage("where: FILE:LINE is missing (try 'inject where --help')");
-	if (!strchr(fileline, ':'))
-		die_usage("where: '%s' is not FILE:LINE", fileline);
+	if (!strchr(o.cap, ':'))
+		die_usage("where: '%s' is not FILE:LINE", o.cap);
 	/* The host's /lib/modules and modinfo describe the host's kernel. */
-	if (!debuginfo && !guest)
+	if (!o.debuginfo && !guest)
 		die_usage("where: outside the guest, give the debug information with "
 			  "--debuginfo FILE (the .ko or vmlinux)");
-	if (!debuginfo)
-		debuginfo = default_debuginfo(module, dbg, sizeof(dbg));
-	nr = resolve_line(fileline, debuginfo, locs, MAX_LINE_COPIES, guest);
+	nr = resolve_line(o.cap, o.debuginfo ? o.debuginfo :
+			  default_debuginfo(o.module, dbg, sizeof(dbg)),
+			  locs, MAX_LINE_COPIES, guest);
 	for (i = 0; i < nr; i++)
 		printf("%s%s", i ? "," : "", locs[i]);
 	putchar('\n');

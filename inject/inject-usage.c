@@ -21,7 +21,8 @@ const struct usage_entry usage_help[] = {
 		"with a 'probability' file), runs a command, reports what was injected and\n"
 		"where (from the fault_inject:fault_inject tracepoint), and puts every\n"
 		"setting it touched back, also when it is interrupted. It only runs in the\n"
-		"mmfi QEMU guest (mmfi.guest=1 on the kernel command line).\n",
+		"mmfi QEMU guest (mmfi.guest=1 on the kernel command line), except\n"
+		"'where', which only reads files.\n",
 	},
 	{
 		"list",

@@ -154,6 +154,7 @@ enum inject_opt_set {
 	OPTS_SWEEP	= 1 << 2,	/* --max, --json, --setup, --cleanup, --check-every */
 	OPTS_FUNCTION	= 1 << 3,	/* --retval */
 	OPTS_DELAY	= 1 << 4,	/* --us */
+	OPTS_WHERE	= 1 << 5,	/* a location and MODULE, --debuginfo only */
 };
 
 void opts_parse(const char *command, int argc, char **argv, unsigned int set,

@@ -105,8 +105,10 @@ static unsigned int option_set(int id)
 		return OPTS_SWEEP;
 	case OPT_RETVAL:
 		return OPTS_FUNCTION;
-	case OPT_US: case OPT_DEBUGINFO:
+	case OPT_US:
 		return OPTS_DELAY;
+	case OPT_DEBUGINFO:
+		return OPTS_DELAY | OPTS_WHERE;
 	default:
 		return FILTERS;
 	}
@@ -203,12 +205,12 @@ void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 			die_usage("%s: unknown option '%s'", command, argv[optind - 1]);
 		}
 		if (c == 1) {
-			if (!o->cap && (set & (OPTS_ARM | OPTS_FUNCTION))) {
+			if (!o->cap && (set & (OPTS_ARM | OPTS_FUNCTION | OPTS_WHERE))) {
 				o->cap = optarg;
 				continue;
 			}
 			/* fail-function FUNC MODULE: a module's function */
-			if (!o->module && (set & (OPTS_FUNCTION | OPTS_DELAY))) {
+			if (!o->module && (set & (OPTS_FUNCTION | OPTS_DELAY | OPTS_WHERE))) {
 				if (!optarg[0] || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
 					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(optarg))
 					die_usage("%s: '%s' is not a module name", command, optarg);
