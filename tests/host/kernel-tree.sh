@@ -38,3 +38,20 @@ expect_grep 'CONFIG_MMFI_DOES_NOT_EXIST=y' "$T/err"
 expect_grep '# CONFIG_NUMA is not set' "$T/err"
 grep -q 'CONFIG_SMP\|CONFIG_VT' "$T/err" && fail "a present option was reported as dropped"
 echo "ok: dropped option named"
+
+# The debug info of each kernel built names its own build tree as the
+# directory of every compile unit.  stap finds the kernel sources (the
+# tracepoint headers) through those directories: objects that ccache shared
+# with a tree elsewhere named that tree, and every kernel.trace probe failed
+# to resolve (stop 44's CI, a clone beside a checkout with the same cache).
+for kb in build/kbuild build/kbuild-*; do
+	[[ -f $kb/vmlinux ]] || continue
+	dirs=$(readelf --debug-dump=info --dwarf-depth=1 "$kb/vmlinux" |
+		awk '/DW_AT_comp_dir/ {print $NF}' | sort | uniq -c)
+	[[ -n $dirs ]] || fail "$kb/vmlinux: no DW_AT_comp_dir (no debug info?)"
+	own=$(cd "$kb" && pwd -P)
+	other=$(awk -v own="$own" '$2 != own' <<<"$dirs")
+	[[ -z $other ]] || fail "$kb/vmlinux has compile units of other trees:
+$other"
+	echo "ok: $kb/vmlinux: $(awk '{n += $1} END {print n}' <<<"$dirs") compile units, all in $own"
+done
