@@ -308,7 +308,7 @@ int cmd_delay(int argc, char **argv)
 	if (!o.delay_us)
 		die_usage("delay: --us is required (microseconds per delay, at most "
 			  "10000 are waited: the delay busy-waits)");
-	parse_number("us", o.delay_us, 1, 1000000);
+	parse_number(o.delay_us_opt, o.delay_us, 1, 1000000);
 	if (strchr(o.cap, ':') && strchr(o.cap, ','))
 		die_usage("delay: '%s': a list takes FUNC[+OFFSET] locations, not "
 			  "FILE:LINE (one line at a time)", o.cap);
@@ -342,7 +342,8 @@ int cmd_delay(int argc, char **argv)
 		/* A point listed already stays, as it was: the kernel takes it once. */
 		if (!delay_point_listed(&s->cap, point) &&
 		    fault_plan_add(&s->arm, &s->cap, "points", point, 1))
-			die("out of memory");
+			die("delay: cannot plan the write of %s to %s/points: %s",
+			    point, s->cap.dir, strerror(errno));
 	}
 	return run_session(s, &o);
 }

@@ -118,14 +118,16 @@ int cmd_fail_function(int argc, char **argv)
 	opts_build_plan(&o, &s->cap, &s->arm);
 	if (!fault_function_listed(&s->cap, o.function, want_module) &&
 	    fault_plan_add(&s->arm, &s->cap, "inject", name, 1))
-		die("out of memory");
+		die("fail-function: cannot plan the write of %s to %s/inject: %s",
+		    name, s->cap.dir, strerror(errno));
 	if (o.retval) {
 		snprintf(hex, sizeof(hex), "%#llx", (unsigned long long)rv);
 		if (rv == 0)
 			snprintf(hex, sizeof(hex), "0");
 		snprintf(file, sizeof(file), "%s/retval", name);
 		if (fault_plan_add(&s->arm, &s->cap, file, hex, 1))
-			die("out of memory");
+			die("fail-function: cannot plan the write of %s to %s/%s: %s",
+			    hex, s->cap.dir, file, strerror(errno));
 	}
 
 	return run_session(s, &o);

@@ -131,6 +131,7 @@ struct inject_opts {
 	/* limits */
 	const char *probability, *times, *interval, *skip, *space, *verbose;
 	const char *delay_us;
+	const char *delay_us_opt;	/* "delay-us" or "us", as typed */
 	bool ignore_gfp_wait;
 	/* filters */
 	const char *caller, *reject_caller, *cache, *min_size, *max_size;

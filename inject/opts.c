@@ -257,6 +257,7 @@ void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 		case OPT_US:
 			parse_number(option_name(c), optarg, 0, 1000000);
 			o->delay_us = optarg;
+			o->delay_us_opt = option_name(c);
 			break;
 		case OPT_DEBUGINFO:
 			if (!*optarg)

@@ -3,7 +3,8 @@
 # instructions of a kernel function delays the hits the filters pick, by a
 # busy-wait cut to 10 ms, with the fault_inject event naming the point; bad
 # writes to points fail with EINVAL and change nothing; the points of a
-# module go when it is unloaded.
+# module go when it is unloaded; a point in a page fault sees the function
+# the fault was taken in, the caller filter walking through the exception.
 # $DP and friends are fixed paths without spaces.
 # shellcheck disable=SC2086
 . "$(dirname "$0")/lib.bash"
@@ -13,8 +14,11 @@ P=$DP/points
 ko=${MM_PROVOKE_KO:-$PWD/build/modules/${MMFI_FLAVOUR:-default}/mm_provoke/mm_provoke.ko}
 [[ -f $ko ]] || fail "$ko not built (tests/run builds it with qemu/build-module)"
 [[ -z $(cat $P) ]] || fail "delay points are listed already: $(cat $P)"
+OPT=/proc/sys/debug/kprobes-optimization
+opt_saved=$(cat $OPT)
 cleanup() {
 	echo >$P
+	echo "$opt_saved" >$OPT
 	rmmod mm_provoke 2>/dev/null || true
 	rm -f /tmp/xsync
 	fi_restore
@@ -107,3 +111,50 @@ echo >$P
 expect_eq "points after clearing" "$(cat $P)" ""
 n=$(grep -c ksys_sync /sys/kernel/debug/kprobes/list || true)
 expect_eq "kprobes left on ksys_sync" "$n" 0
+
+# A point in a page fault sees, through the exception entry, the function
+# the fault was taken in: dd's read() of /dev/zero clears its fresh buffer in
+# read_zero() and faults on each page of it there.  Both ways a handler runs:
+# through a breakpoint (optimization off: it runs as an NMI over the task)
+# and through ftrace at the function's entry (it runs in the task).  A caller
+# dd does not run in picks nothing.
+# dd_faults_delayed POINT CALLER: prints "CALLS INJECTED" for one dd.
+dd_faults_delayed() {
+	local c0 i0
+	echo "$1" >$P
+	echo "$2" >$DP/caller
+	c0=$(counter $DP calls) i0=$(counter $DP injected)
+	echo 100 >$DP/probability
+	dd if=/dev/zero of=/dev/null bs=1M count=1 2>/dev/null
+	echo 0 >$DP/probability
+	echo "$(($(counter $DP calls) - c0)) $(($(counter $DP injected) - i0))"
+	echo >$P
+}
+echo 0 >$OPT
+echo dd >$DP/comm
+echo 1 >$DP/delay-us
+off=
+for o in $(seq 1 16); do
+	if printf 'handle_mm_fault+%d\n' "$o" >$P 2>/dev/null; then
+		off=$o
+		break
+	fi
+done
+[[ -n $off ]] || fail "no offset of handle_mm_fault between 1 and 16 was taken"
+grep -q 'handle_mm_fault+0x.*\[\(FTRACE\|OPTIMIZED\)\]' /sys/kernel/debug/kprobes/list &&
+	fail "handle_mm_fault+$off is not a plain breakpoint: $(grep handle_mm_fault /sys/kernel/debug/kprobes/list)"
+echo >$P
+echo handle_mm_fault >$P
+grep -q 'handle_mm_fault+0x0 .*\[FTRACE\]' /sys/kernel/debug/kprobes/list ||
+	fail "handle_mm_fault+0 is not an ftrace probe: $(grep handle_mm_fault /sys/kernel/debug/kprobes/list)"
+echo >$P
+for point in "handle_mm_fault+$off" handle_mm_fault; do
+	read -r calls injected < <(dd_faults_delayed "$point" read_zero)
+	# Before the walk went through the exception entry: none.
+	((injected >= 1)) ||
+		fail "$point, caller read_zero: none of dd's $calls faults delayed"
+	ok "$point, caller read_zero: $injected of dd's $calls faults delayed"
+	read -r calls injected < <(dd_faults_delayed "$point" pipe_write)
+	((calls >= 1)) || fail "$point: no hit in dd"
+	expect_eq "$point, caller pipe_write: faults delayed" "$injected" 0
+done

@@ -136,6 +136,7 @@ bad() {
 bad 'no location \(FUNC\[\+OFFSET\]\) given' --us 5 -- true
 bad '--us is required' ksys_sync -- true
 bad "--us: 0 is out of range" ksys_sync --us 0 -- true
+bad "--delay-us: 0 is out of range" ksys_sync --delay-us 0 -- true
 bad "--us: 1000001 is out of range" ksys_sync --us 1000001 -- true
 bad "not a function name" 'ksys sync' --us 5 -- true
 bad "delay: offset 'zz' of 'ksys_sync\+zz' is not a number" ksys_sync+zz --us 5 -- true

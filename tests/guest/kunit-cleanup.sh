@@ -14,7 +14,7 @@ DP=/sys/kernel/debug/delay_point
 # The cases that arm a real capability, and the one that probes its own
 # function: each must fail, by the forced assertion; every other case
 # passes or skips.
-forced="test_caller_gate_count test_delay_point_callers test_delay_point_hits test_delay_point_list test_fail_page_alloc_order test_failslab_cache test_failslab_call_site test_failslab_delay_sleeping test_failslab_outside_callers test_failslab_size"
+forced="test_caller_gate_count test_delay_point_callers test_delay_point_fail_nth test_delay_point_hits test_delay_point_list test_fail_page_alloc_order test_failslab_cache test_failslab_call_site test_failslab_delay_sleeping test_failslab_outside_callers test_failslab_size"
 
 # If the suite did leave a capability armed, disarm it for the tests that
 # run after this one in the guest (the report stays a failure).
@@ -40,7 +40,7 @@ insmod "$ko"
 failed=$(sed -n 's/^    not ok [0-9]* \(- \)\?\([a-z_0-9]*\).*/\2/p' "$results" | sort | xargs)
 expect_eq "cases that failed" "$failed" "$forced"
 n=$(grep -c 'forced failure after arming' "$results" || true)
-expect_eq "forced assertions after arming" "$n" 9
+expect_eq "forced assertions after arming" "$n" 10
 n=$(grep -c 'forced failure with probes' "$results" || true)
 expect_eq "forced assertions with probes" "$n" 1
 passed=$(grep -c '^    ok [0-9]* ' "$results" || true)
