@@ -38,16 +38,20 @@ refused() {
 	expect_eq "points after '${1:0:40}'" "$(cat $P)" "$before"
 }
 
-# The first offset past the start of ksys_sync that kprobes takes: the
-# offsets before it lie inside an instruction and are refused.
-off=
-for o in $(seq 1 16); do
-	if printf 'ksys_sync+%d\n' "$o" >$P 2>/dev/null; then
-		off=$o
-		break
-	fi
-done
-[[ -n $off ]] || fail "no offset of ksys_sync between 1 and 16 was taken"
+# first_point FUNC: add the point at the first offset past FUNC's start that
+# kprobes takes and print the offset: the offsets before it lie inside an
+# instruction and are refused.
+first_point() {
+	local o
+	for o in $(seq 1 16); do
+		if printf '%s+%d\n' "$1" "$o" >$P 2>/dev/null; then
+			echo "$o"
+			return
+		fi
+	done
+	fail "no offset of $1 between 1 and 16 was taken"
+}
+off=$(first_point ksys_sync) || exit 1
 point=$(printf 'ksys_sync+%#x' "$off")
 expect_eq points "$(cat $P)" "$point"
 ((off > 1)) && refused "ksys_sync+1"
@@ -133,14 +137,7 @@ dd_faults_delayed() {
 echo 0 >$OPT
 echo dd >$DP/comm
 echo 1 >$DP/delay-us
-off=
-for o in $(seq 1 16); do
-	if printf 'handle_mm_fault+%d\n' "$o" >$P 2>/dev/null; then
-		off=$o
-		break
-	fi
-done
-[[ -n $off ]] || fail "no offset of handle_mm_fault between 1 and 16 was taken"
+off=$(first_point handle_mm_fault) || exit 1
 grep -q 'handle_mm_fault+0x.*\[\(FTRACE\|OPTIMIZED\)\]' /sys/kernel/debug/kprobes/list &&
 	fail "handle_mm_fault+$off is not a plain breakpoint: $(grep handle_mm_fault /sys/kernel/debug/kprobes/list)"
 echo >$P
