@@ -51,7 +51,8 @@ for kb in build/kbuild build/kbuild-*; do
 	[[ -n $dirs ]] || fail "$kb/vmlinux: no DW_AT_comp_dir (no debug info?)"
 	own=$(cd "$kb" && pwd -P)
 	other=$(awk -v own="$own" '$2 != own' <<<"$dirs")
-	[[ -z $other ]] || fail "$kb/vmlinux has compile units of other trees:
+	[[ -z $other ]] || fail "$kb/vmlinux has compile units of other trees
+(objects that ccache shared with them; rm -rf $kb and build again):
 $other"
 	echo "ok: $kb/vmlinux: $(awk '{n += $1} END {print n}' <<<"$dirs") compile units, all in $own"
 done

@@ -58,6 +58,7 @@ bad_scenario '[workload]\ntrue\n[teardown]\n' "bad.scenario:3: unknown section '
 bad_scenario 'a line of prose\n' "bad.scenario:1: expected 'key = value'"
 bad_scenario 'inject = delay x.c:1 m --debuginfo {m.ko} --us 5\n[workload]\ntrue\n' "{m.ko}: no module line builds m.ko"
 bad_scenario 'inject = delay x.c:1 m --debuginfo={m.ko} --us 5\n[workload]\ntrue\n' "{m.ko}: no module line builds m.ko"
+bad_scenario 'inject = delay x.c:1 m --debuginfo= --us 5\n[workload]\ntrue\n' "bad.scenario:1: inject: --debuginfo= names no file"
 bad_scenario 'kernel-patch = nosuch.patch\n[workload]\ntrue\n' "bad.scenario:1: kernel-patch: '.*/nosuch.patch' is not a readable file"
 bad_scenario 'program = prog.sh\n[workload]\ntrue\n' "program needs one C file, FILE.c, not 'prog.sh'"
 bad_scenario 'program = nosuch.c\n[workload]\ntrue\n' "program: '.*/nosuch.c' is not a readable file"
