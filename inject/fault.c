@@ -61,6 +61,7 @@ const struct fault_knob fault_knobs[] = {
 	{ "min-order",		"1",	"0" },
 	{ "max-order",		NULL,	NULL },
 	{ "ignore-private",	"N",	NULL },
+	{ "while-in",		"",	NULL },
 	{ NULL,			NULL,	NULL },
 };
 

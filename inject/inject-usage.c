@@ -132,7 +132,10 @@ const struct usage_entry usage_help[] = {
 		"    FUNC+OFFSET,FUNC+OFFSET,... (at most 16) puts a point on each, as\n"
 		"    'inject where' prints them.\n"
 		"      --us U        microseconds per delay, 1..1000000 (--delay-us too)\n"
-		"      --debuginfo F the .ko or vmlinux with FILE:LINE's debug information\n",
+		"      --debuginfo F the .ko or vmlinux with FILE:LINE's debug information\n"
+		"      --while-in [MODULE:]FN  delay only while some task (the delayed one\n"
+		"                    too) runs function FN, entered after arming: to\n"
+		"                    hold one task while another is inside its window\n",
 	},
 	{
 		"where",

@@ -142,6 +142,7 @@ struct inject_opts {
 	const char *function, *module, *retval;
 	/* delay */
 	const char *debuginfo;
+	const char *while_in;		/* "FUNC [MODULE]", as the kernel takes it */
 	/* reporting */
 	bool stacks, json, quiet;
 	long max_runs;

@@ -47,6 +47,7 @@ enum {
 	OPT_FIND_DAMAGE,
 	OPT_US,
 	OPT_DEBUGINFO,
+	OPT_WHILE_IN,
 };
 
 /* Which commands take which options. */
@@ -89,6 +90,7 @@ static const struct option long_options[] = {
 	{ "find-damage",	no_argument,       NULL, OPT_FIND_DAMAGE },
 	{ "us",			required_argument, NULL, OPT_US },
 	{ "debuginfo",		required_argument, NULL, OPT_DEBUGINFO },
+	{ "while-in",		required_argument, NULL, OPT_WHILE_IN },
 	{ NULL,			0,		   NULL, 0 },
 };
 
@@ -105,7 +107,7 @@ static unsigned int option_set(int id)
 		return OPTS_SWEEP;
 	case OPT_RETVAL:
 		return OPTS_FUNCTION;
-	case OPT_US:
+	case OPT_US: case OPT_WHILE_IN:
 		return OPTS_DELAY;
 	case OPT_DEBUGINFO:
 		return OPTS_DELAY | OPTS_WHERE;
@@ -180,6 +182,40 @@ static void check_callers(const char *opt, const char *list)
  *
  * Exits 2 naming the problem on any bad argument.
  */
+/*
+ * --while-in [MODULE:]FUNC, as kprobe events name a module's function, into
+ * "FUNC [MODULE]" as delay_point's while-in file takes it.
+ */
+static const char *parse_while_in(const char *arg)
+{
+	static char buf[640];
+	const char *colon = strchr(arg, ':'), *func = colon ? colon + 1 : arg;
+	size_t modlen = colon ? (size_t)(colon - arg) : 0;
+	const char *p;
+
+	if (strchr(arg, '+'))
+		die_usage("--while-in: '%s': the window is a whole function, it takes no "
+			  "+OFFSET", arg);
+	if (!*func || strlen(func) > 511)
+		die_usage("--while-in: '%s' is not [MODULE:]FUNC", arg);
+	for (p = func; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_.$", *p))
+			die_usage("--while-in: '%s' is not [MODULE:]FUNC", arg);
+	if (colon && (!modlen || modlen > 55))
+		die_usage("--while-in: '%s': the module name must have 1 to 55 characters",
+			  arg);
+	for (p = arg; p < arg + modlen; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_-", *p))
+			die_usage("--while-in: '%.*s' is not a module name", (int)modlen, arg);
+	snprintf(buf, sizeof(buf), "%s%s%.*s%s", func, colon ? " [" : "",
+		 (int)modlen, arg, colon ? "]" : "");
+	/* The kernel names modules with '_' where files have '-'. */
+	for (char *q = buf + strlen(func); *q; q++)
+		if (*q == '-')
+			*q = '_';
+	return buf;
+}
+
 void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 		struct inject_opts *o)
 {
@@ -263,6 +299,9 @@ void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 			if (!*optarg)
 				die_usage("--debuginfo: empty file name");
 			o->debuginfo = optarg;
+			break;
+		case OPT_WHILE_IN:
+			o->while_in = parse_while_in(optarg);
 			break;
 		case OPT_IGNORE_GFP_WAIT:
 			o->ignore_gfp_wait = true;
@@ -402,6 +441,7 @@ static const struct filter_file filter_files[] = {
 	{ "skip",		"skip",			NULL },
 	{ "delay-us",		"delay-us",		NULL },
 	{ "stacktrace-depth",	"stacktrace-depth",	NULL },
+	{ "while-in",		"while-in",		"delay_point" },
 	{ NULL, NULL, NULL },
 };
 
@@ -442,6 +482,7 @@ static const char *opt_value(const struct inject_opts *o, const char *file,
 	if (!strcmp(file, "caller")) return o->caller;
 	if (!strcmp(file, "reject-caller")) return o->reject_caller;
 	if (!strcmp(file, "ignore-gfp-wait")) return o->ignore_gfp_wait ? "Y" : NULL;
+	if (!strcmp(file, "while-in")) return o->while_in;
 	if (!strcmp(file, "cache")) return o->cache;
 	if (!strcmp(file, "min-size")) return o->min_size;
 	if (!strcmp(file, "max-size")) return o->max_size;
@@ -484,6 +525,7 @@ void opts_build_plan(const struct inject_opts *o, const struct fault_cap *cap,
 	if (o->delay_us) need_file(cap, "delay-us");
 	if (o->stacktrace_depth) need_file(cap, "stacktrace-depth");
 	if (o->ignore_gfp_wait) need_file(cap, "ignore-gfp-wait");
+	if (o->while_in) need_file(cap, "while-in");
 	if (!fault_cap_has(cap, "calls"))
 		die_usage("%s/calls is missing: this kernel lacks the fault-inject "
 			  "statistics (is the fault-inject series applied?)", cap->dir);

@@ -161,6 +161,8 @@ static const char *refusal_hint(const char *file, int err)
 		return "64 delay points are listed already";
 	if (!strcmp(file, "points"))
 		return "no such function, a name several functions share (name the module if one is in a module; static namesakes in vmlinux cannot be told apart), an offset outside the function or inside an instruction, or a place kprobes may not probe";
+	if (!strcmp(file, "while-in"))
+		return "no such function, a name several functions share (name the module as MODULE:FUNC if it is in one), or a function kprobes may not probe";
 	if (!strcmp(file, "inject") && err == ERANGE)
 		return "not in the error injection list (see injectable)";
 	if (!strcmp(file, "inject") && err == EBUSY)

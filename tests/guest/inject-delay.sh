@@ -15,6 +15,7 @@ ko=${MM_PROVOKE_KO:-$PWD/build/modules/${MMFI_FLAVOUR:-default}/mm_provoke/mm_pr
 [[ -f $ko ]] || fail "$ko not built (tests/run builds it with qemu/build-module)"
 cleanup() {
 	echo >$DP/points
+	echo >$DP/while-in 2>/dev/null || true
 	rmmod mm_provoke 2>/dev/null || true
 	rm -rf "$T"
 }
@@ -123,6 +124,28 @@ has "sites: .*provoke_read\+0x.*provoke_write\+0x|sites: .*provoke_write\+0x.*pr
 rmmod mm_provoke
 echo "ok: a line inlined twice: points on both copies, all removed"
 
+# --while-in: the command's syncs are delayed only while another task is
+# asleep in pause() (perl's bare sleep), a window entered after arming.
+# pause_sync: pause in the background, sync once it sleeps there, let it
+# go, sync again.
+pause_sync='perl -e sleep & p=$!
+for i in $(seq 300); do [ "$(cut -d" " -f1 /proc/$p/syscall)" = 34 ] && break; sleep 0.05; done
+sync; kill $p; wait $p; sync'
+expect 0 $I delay "$loc" --us 100 --times -1 --while-in __x64_sys_pause -- sh -c "$pause_sync"
+has "calls=2 matched=1 injected=1 \(delays of 100 us\)" "$T/err"
+expect 0 $I delay "$loc" --us 100 --times -1 --while-in __x64_sys_pause -- sh -c 'sync; sync'
+has "calls=2 matched=0 injected=0 " "$T/err"
+# A window set before is put back; MODULE:FN is written as 'FN [MODULE]'.
+echo ksys_sync >$DP/while-in
+insmod "$ko"
+expect 0 $I delay "$loc" --us 100 --while-in mm-provoke:provoke_read -- \
+	sh -c "cat $DP/while-in >$T/window"
+[[ "$(cat "$T/window")" == "provoke_read [mm_provoke]" ]] || fail "while-in was '$(cat "$T/window")'"
+rmmod mm_provoke
+[[ "$(cat $DP/while-in)" == ksys_sync ]] || fail "while-in not put back: '$(cat $DP/while-in)'"
+echo >$DP/while-in
+echo "ok: --while-in delays only while another task is inside the function"
+
 # Bad arguments and locations the kernel refuses: exit 2, nothing changed.
 # bad MESSAGE ARGS...: 'inject delay ARGS...' exits 2 saying MESSAGE.
 bad() {
@@ -156,6 +179,12 @@ has "^inject: kernel: delay_point: no_such_function_for_delay_points: no such fu
 bad "kernel refused 'trace_module_notify'.*several functions share" trace_module_notify --us 5 -- true
 has "^inject: kernel: delay_point: trace_module_notify: not unique" "$T/err"
 bad "kernel refused 'ksys_sync no_such_module'" ksys_sync no_such_module --us 5 -- true
+bad "--while-in: 'ksys_sync\+4': the window is a whole function" ksys_sync --us 5 --while-in ksys_sync+4 -- true
+bad "--while-in: 'a b' is not \[MODULE:\]FUNC" ksys_sync --us 5 --while-in 'a b' -- true
+bad "--while-in: 'x/y' is not a module name" ksys_sync --us 5 --while-in x/y:f -- true
+bad "kernel refused 'no_such_function_for_delay_points'.*several functions share" \
+	"$loc" --us 5 --while-in no_such_function_for_delay_points -- true
+has "^inject: kernel: delay_point: no_such_function_for_delay_points: no such function" "$T/err"
 expect 2 $I run delay_point -- true
 has "needs a location: use 'inject delay" "$T/err"
 expect 2 $I sweep delay_point -- true

@@ -14,13 +14,14 @@ DP=/sys/kernel/debug/delay_point
 # The cases that arm a real capability, and the one that probes its own
 # function: each must fail, by the forced assertion; every other case
 # passes or skips.
-forced="test_caller_gate_count test_delay_point_callers test_delay_point_fail_nth test_delay_point_hits test_delay_point_list test_fail_page_alloc_order test_failslab_cache test_failslab_call_site test_failslab_delay_sleeping test_failslab_outside_callers test_failslab_size"
+forced="test_caller_gate_count test_delay_point_callers test_delay_point_fail_nth test_delay_point_hits test_delay_point_list test_delay_point_window test_fail_page_alloc_order test_failslab_cache test_failslab_call_site test_failslab_delay_sleeping test_failslab_outside_callers test_failslab_size"
 
 # If the suite did leave a capability armed, disarm it for the tests that
 # run after this one in the guest (the report stays a failure).
 disarm() {
 	local d
 	echo >"$DP/points" || true
+	echo >"$DP/while-in" || true
 	for d in "$FS" "$FPA" "$DP"; do
 		echo 0 >"$d/probability"
 		echo 0 >"$d/pid"
@@ -40,7 +41,7 @@ insmod "$ko"
 failed=$(sed -n 's/^    not ok [0-9]* \(- \)\?\([a-z_0-9]*\).*/\2/p' "$results" | sort | xargs)
 expect_eq "cases that failed" "$failed" "$forced"
 n=$(grep -c 'forced failure after arming' "$results" || true)
-expect_eq "forced assertions after arming" "$n" 10
+expect_eq "forced assertions after arming" "$n" 11
 n=$(grep -c 'forced failure with probes' "$results" || true)
 expect_eq "forced assertions with probes" "$n" 1
 passed=$(grep -c '^    ok [0-9]* ' "$results" || true)
@@ -57,6 +58,7 @@ expect_eq "fail_page_alloc settings" "$fpa_after" "$fpa_before"
 # shellcheck disable=SC2154
 expect_eq "delay_point settings" "$dp_after" "$dp_before"
 expect_eq "delay points listed" "$(cat "$DP/points")" ""
+expect_eq "delay point window" "$(cat "$DP/while-in")" ""
 for c in fi_kunit_small fi_kunit_large; do
 	[[ ! -e /sys/kernel/slab/$c ]] || fail "cache $c outlived its case"
 done
