@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kernel-patches/0023: Documentation/trace/events-kmem.rst of the patched
+# kernel-patches/0024: Documentation/trace/events-kmem.rst of the patched
 # tree parses as reStructuredText without a warning (docutils), gives every
 # kmem event of the guest kernel with the print format that event really
 # has (taken from tracepoint-docs/events/kmem.md, which tpdoc check holds

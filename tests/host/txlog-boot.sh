@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The vm_txlog= boot parameter of kernel-patches 0026 (Documentation/mm/
+# The vm_txlog= boot parameter of kernel-patches 0029-0034 (Documentation/mm/
 # vm-txlog.rst): a guest booted with it has the log on from the start, with
 # the size, events, records and callers it asked for, and records from boot
 # on; a part it cannot parse is reported and the rest still applies; without
