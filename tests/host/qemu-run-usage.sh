@@ -13,10 +13,15 @@ expect_status 2 qemu/run --smp 0 -- true
 expect_grep "smp needs a number" "$T/err"
 expect_status 2 qemu/run --bogus
 expect_grep "unknown option '--bogus'" "$T/err"
-for tool in run exec stap trace; do
+for tool in run exec stap trace build-kernel; do
 	expect_status 0 "qemu/$tool" --help
 	expect_grep '^Usage: qemu/' "$T/out"
 done
+# A stray argument to build-kernel is refused before anything is built.
+expect_status 2 qemu/build-kernel stray
+expect_grep "unexpected argument 'stray'" "$T/err"
+expect_status 2 qemu/build-kernel --flavour kasan extra
+expect_grep "unexpected argument 'extra'" "$T/err"
 # --dry-run shows the exact QEMU command line without booting.
 expect_status 0 qemu/run --dry-run -- true
 expect_grep 'qemu-system-x86_64 .*-accel' "$T/out"
