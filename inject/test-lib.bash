@@ -9,7 +9,7 @@ trap 'rm -rf "$T"' EXIT
 fail() { echo "FAILED: $*" >&2; exit 1; }
 
 [[ -x $I ]] || fail "$I is not built (make -C inject)"
-grep -q 'mmfi.guest=1' /proc/cmdline || fail "not in the mmfi guest"
+grep -qw 'mmfi.guest=1' /proc/cmdline || fail "not in the mmfi guest"
 
 # snapshot CAP [all]: every file of the capability as name=value (builtins
 # only: no fork per file); counters, which only ever grow or are cleared,

@@ -68,12 +68,15 @@ static void say(const char *fmt, ...)
 /* Like every guest-side tool of mmfi: only in the guest (it writes trace_marker). */
 static bool in_guest(void)
 {
-	char buf[4096];
+	char buf[4096], *tok, *save;
 	FILE *f = fopen("/proc/cmdline", "r");
 	bool yes = false;
 
+	/* The marker is a whole word: mmfi.guest=10 is not it. */
 	if (f && fgets(buf, sizeof(buf), f))
-		yes = strstr(buf, "mmfi.guest=1") != NULL;
+		for (tok = strtok_r(buf, " \t\n", &save); tok && !yes;
+		     tok = strtok_r(NULL, " \t\n", &save))
+			yes = !strcmp(tok, "mmfi.guest=1");
 	if (f)
 		fclose(f);
 	return yes;
