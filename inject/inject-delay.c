@@ -28,15 +28,14 @@
 /* Check FUNC[+OFFSET] and MODULE as the kernel will parse them. */
 static void check_location(const char *loc, const char *module)
 {
-	const char *plus = strchr(loc, '+'), *p;
+	const char *plus = strchr(loc, '+');
 	size_t len = plus ? (size_t)(plus - loc) : strlen(loc);
 	struct delay_location l;
 
 	if (!len)
 		die_usage("delay: '%s' has no function name (FUNC[+OFFSET])", loc);
-	for (p = loc; p < loc + len; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("_.$", *p))
-			die_usage("delay: '%s' is not a function name (FUNC[+OFFSET])", loc);
+	if (!is_symbol_name(loc, len))
+		die_usage("delay: '%s' is not a function name (FUNC[+OFFSET])", loc);
 	if (len > 511)
 		die_usage("delay: '%s' is longer than a kernel symbol can be", loc);
 	if (plus) {

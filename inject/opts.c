@@ -172,6 +172,62 @@ static void check_callers(const char *opt, const char *list)
 	free(copy);
 }
 
+/* Whether @s[0..@len) may be a kernel function's name: _ . $ and alnum. */
+bool is_symbol_name(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.$", s[i]))
+			return false;
+	return len > 0;
+}
+
+/* Whether @s[0..@len) may be a module's name, with '-' as files have it. */
+bool is_module_name(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_-", s[i]))
+			return false;
+	return len > 0;
+}
+
+/* The kernel names modules with '_' where files have '-'. */
+void module_dashes(char *s)
+{
+	for (; *s; s++)
+		if (*s == '-')
+			*s = '_';
+}
+
+/*
+ * --while-in [MODULE:]FUNC, as kprobe events name a module's function, into
+ * "FUNC [MODULE]" as delay_point's while-in file takes it.
+ */
+static const char *parse_while_in(const char *arg)
+{
+	static char buf[640];
+	const char *colon = strchr(arg, ':'), *func = colon ? colon + 1 : arg;
+	size_t modlen = colon ? (size_t)(colon - arg) : 0;
+
+	if (strchr(arg, '+'))
+		die_usage("--while-in: '%s': the window is a whole function, it takes no "
+			  "+OFFSET", arg);
+	if (strlen(func) > 511 || !is_symbol_name(func, strlen(func)))
+		die_usage("--while-in: '%s' is not [MODULE:]FUNC", arg);
+	if (colon && (!modlen || modlen > 55))
+		die_usage("--while-in: '%s': the module name must have 1 to 55 characters",
+			  arg);
+	if (colon && !is_module_name(arg, modlen))
+		die_usage("--while-in: '%.*s' is not a module name", (int)modlen, arg);
+	snprintf(buf, sizeof(buf), "%s%s%.*s%s", func, colon ? " [" : "",
+		 (int)modlen, arg, colon ? "]" : "");
+	module_dashes(buf + strlen(func));
+	return buf;
+}
+
 /**
  * opts_parse() - parse "CAP [options] [-- CMD ARGS...]"
  * @command: the subcommand, for messages
@@ -182,40 +238,6 @@ static void check_callers(const char *opt, const char *list)
  *
  * Exits 2 naming the problem on any bad argument.
  */
-/*
- * --while-in [MODULE:]FUNC, as kprobe events name a module's function, into
- * "FUNC [MODULE]" as delay_point's while-in file takes it.
- */
-static const char *parse_while_in(const char *arg)
-{
-	static char buf[640];
-	const char *colon = strchr(arg, ':'), *func = colon ? colon + 1 : arg;
-	size_t modlen = colon ? (size_t)(colon - arg) : 0;
-	const char *p;
-
-	if (strchr(arg, '+'))
-		die_usage("--while-in: '%s': the window is a whole function, it takes no "
-			  "+OFFSET", arg);
-	if (!*func || strlen(func) > 511)
-		die_usage("--while-in: '%s' is not [MODULE:]FUNC", arg);
-	for (p = func; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("_.$", *p))
-			die_usage("--while-in: '%s' is not [MODULE:]FUNC", arg);
-	if (colon && (!modlen || modlen > 55))
-		die_usage("--while-in: '%s': the module name must have 1 to 55 characters",
-			  arg);
-	for (p = arg; p < arg + modlen; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("_-", *p))
-			die_usage("--while-in: '%.*s' is not a module name", (int)modlen, arg);
-	snprintf(buf, sizeof(buf), "%s%s%.*s%s", func, colon ? " [" : "",
-		 (int)modlen, arg, colon ? "]" : "");
-	/* The kernel names modules with '_' where files have '-'. */
-	for (char *q = buf + strlen(func); *q; q++)
-		if (*q == '-')
-			*q = '_';
-	return buf;
-}
-
 void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 		struct inject_opts *o)
 {
@@ -247,13 +269,9 @@ void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 			}
 			/* fail-function FUNC MODULE: a module's function */
 			if (!o->module && (set & (OPTS_FUNCTION | OPTS_DELAY | OPTS_WHERE))) {
-				if (!optarg[0] || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
-					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(optarg))
+				if (!is_module_name(optarg, strlen(optarg)))
 					die_usage("%s: '%s' is not a module name", command, optarg);
-				/* The kernel names modules with '_' where files have '-'. */
-				for (char *p = optarg; *p; p++)
-					if (*p == '-')
-						*p = '_';
+				module_dashes(optarg);
 				o->module = optarg;
 				continue;
 			}
