@@ -34,7 +34,7 @@ static void check_location(const char *loc, const char *module)
 
 	if (!len)
 		die_usage("delay: '%s' has no function name (FUNC[+OFFSET])", loc);
-	if (!is_symbol_name(loc, len))
+	if (!is_name(loc, len, SYMBOL_PUNCT))
 		die_usage("delay: '%s' is not a function name (FUNC[+OFFSET])", loc);
 	if (len > 511)
 		die_usage("delay: '%s' is longer than a kernel symbol can be", loc);

@@ -164,8 +164,9 @@ void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 void opts_build_plan(const struct inject_opts *o, const struct fault_cap *cap,
 		     struct fault_plan *plan);
 long long parse_number(const char *opt, const char *s, long long min, long long max);
-bool is_symbol_name(const char *s, size_t len);
-bool is_module_name(const char *s, size_t len);
+#define SYMBOL_PUNCT	"_.$"
+#define MODULE_PUNCT	"_-"
+bool is_name(const char *s, size_t len, const char *punct);
 void module_dashes(char *s);
 
 /* === session.c: arm, run, restore, with signals handled === */

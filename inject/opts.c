@@ -172,24 +172,17 @@ static void check_callers(const char *opt, const char *list)
 	free(copy);
 }
 
-/* Whether @s[0..@len) may be a kernel function's name: _ . $ and alnum. */
-bool is_symbol_name(const char *s, size_t len)
+/*
+ * Whether @s[0..@len) is a name of letters, digits and @punct: SYMBOL_PUNCT
+ * for a kernel function, MODULE_PUNCT for a module ('-' as files have it).
+ */
+bool is_name(const char *s, size_t len, const char *punct)
 {
 	size_t i;
 
+	/* strchr() finds the NUL of @punct: a NUL in @s is no name. */
 	for (i = 0; i < len; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("_.$", s[i]))
-			return false;
-	return len > 0;
-}
-
-/* Whether @s[0..@len) may be a module's name, with '-' as files have it. */
-bool is_module_name(const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("_-", s[i]))
+		if (!isalnum((unsigned char)s[i]) && (!s[i] || !strchr(punct, s[i])))
 			return false;
 	return len > 0;
 }
@@ -215,12 +208,12 @@ static const char *parse_while_in(const char *arg)
 	if (strchr(arg, '+'))
 		die_usage("--while-in: '%s': the window is a whole function, it takes no "
 			  "+OFFSET", arg);
-	if (strlen(func) > 511 || !is_symbol_name(func, strlen(func)))
+	if (strlen(func) > 511 || !is_name(func, strlen(func), SYMBOL_PUNCT))
 		die_usage("--while-in: '%s' is not [MODULE:]FUNC", arg);
 	if (colon && (!modlen || modlen > 55))
 		die_usage("--while-in: '%s': the module name must have 1 to 55 characters",
 			  arg);
-	if (colon && !is_module_name(arg, modlen))
+	if (colon && !is_name(arg, modlen, MODULE_PUNCT))
 		die_usage("--while-in: '%.*s' is not a module name", (int)modlen, arg);
 	snprintf(buf, sizeof(buf), "%s%s%.*s%s", func, colon ? " [" : "",
 		 (int)modlen, arg, colon ? "]" : "");
@@ -269,7 +262,7 @@ void opts_parse(const char *command, int argc, char **argv, unsigned int set,
 			}
 			/* fail-function FUNC MODULE: a module's function */
 			if (!o->module && (set & (OPTS_FUNCTION | OPTS_DELAY | OPTS_WHERE))) {
-				if (!is_module_name(optarg, strlen(optarg)))
+				if (!is_name(optarg, strlen(optarg), MODULE_PUNCT))
 					die_usage("%s: '%s' is not a module name", command, optarg);
 				module_dashes(optarg);
 				o->module = optarg;
